@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include "analyzer.h"
+
+int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
+{
+	int ret;
+
+	memset(an, 0, sizeof(*an));
+	an->cfg = *cfg;
+	if (!an->cfg.unit_ns)
+		an->cfg.unit_ns = 1000;
+	an->dead_bits = sched_states_mask(&cfg->states, "XZ");
+	ret = tasktab_init(&an->tasks, cfg->max_tasks);
+	if (ret)
+		return ret;
+	ret = groups_init(&an->runq.groups, cfg->max_groups);
+	if (!ret)
+		ret = groups_init(&an->off.groups, cfg->max_groups);
+	if (ret) {
+		analyzer_fini(an);
+		return ret;
+	}
+	return 0;
+}
+
+void analyzer_fini(struct analyzer *an)
+{
+	tasktab_fini(&an->tasks);
+	groups_fini(&an->runq.groups);
+	groups_fini(&an->off.groups);
+}
+
+/* tgid of @tid through a small direct-mapped cache in front of the resolver */
+static int32_t tgid_lookup(struct analyzer *an, int32_t tid)
+{
+	uint32_t h = ((uint32_t)tid * 2654435761u) >> (32 - TGID_CACHE_BITS);
+	int32_t tgid;
+
+	if (an->tgid_cache[h].tid == tid)
+		return an->tgid_cache[h].tgid;
+	tgid = an->cfg.tgid_of ? an->cfg.tgid_of(tid, an->cfg.tgid_arg) : -1;
+	an->tgid_cache[h].tid = tid;
+	an->tgid_cache[h].tgid = tgid;
+	return tgid;
+}
+
+static bool comm_eq(const char *a, const char *b)
+{
+	return strncmp(a, b, COMM_LEN) == 0;
+}
+
+/*
+ * Does the thread pass -p/-t/-c? Sets *tgid when it had to be resolved
+ * (-1 when unknown), so grouping by process does not look it up twice.
+ */
+static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
+			int32_t *tgid)
+{
+	const struct an_cfg *c = &an->cfg;
+
+	*tgid = -2;	/* not resolved */
+	if (c->tid >= 0 && tid != c->tid)
+		return false;
+	if (c->comm[0] && (!comm || !comm_eq(comm, c->comm)))
+		return false;
+	if (c->pid >= 0) {
+		*tgid = tgid_lookup(an, tid);
+		if (*tgid != c->pid)
+			return false;
+	}
+	return true;
+}
+
+static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
+		   int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
+{
+	struct group *g;
+	int64_t id = 0;
+
+	switch (an->cfg.key) {
+	case KEY_NONE:
+		break;
+	case KEY_TID:
+		id = tid;
+		break;
+	case KEY_CPU:
+		id = cpu;
+		break;
+	case KEY_PID:
+		if (tgid == -2)
+			tgid = tgid_lookup(an, tid);
+		if (tgid < 0) {
+			/* the process is gone: a thread id is the best key left */
+			an->counts.tgid_unknown++;
+			tgid = tid;
+		}
+		id = tgid;
+		break;
+	}
+	g = groups_get(&m->groups, id);
+	if (!g)
+		return;
+	if (comm && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
+	    (an->cfg.key == KEY_TID || tid == tgid || !g->comm[0]))
+		memcpy(g->comm, comm, COMM_LEN);
+	hist_add(&g->h, ns, an->cfg.unit_ns);
+}
+
+static void set_start(struct analyzer *an, int32_t tid, const char *comm,
+		      unsigned flag, uint64_t ts, int64_t state)
+{
+	struct task *t = tasktab_get(&an->tasks, tid);
+
+	if (!t) {
+		an->counts.state_overflow++;
+		return;
+	}
+	if (comm)
+		memcpy(t->comm, comm, COMM_LEN);
+	t->flags |= flag;
+	if (flag == TASK_RUNQ) {
+		t->runq_ts = ts;
+	} else {
+		t->off_ts = ts;
+		t->off_state = state;
+	}
+}
+
+static void clear_start(struct analyzer *an, struct task *t, unsigned flag)
+{
+	t->flags &= ~flag;
+	if (!t->flags)
+		tasktab_del(&an->tasks, t);
+}
+
+static bool off_state_wanted(const struct an_cfg *c, int64_t state)
+{
+	if (c->off_state_all)
+		return true;
+	if (sched_state_runnable(&c->states, state))
+		return c->off_state_r;
+	return ((uint64_t)state & c->off_state_bits) != 0;
+}
+
+/* next_pid was switched in on ev->cpu: close its pending intervals */
+static void switch_in(struct analyzer *an, const struct sched_event *ev)
+{
+	int32_t tid = ev->next_pid, tgid;
+	struct task *t;
+	bool wanted;
+
+	t = tasktab_find(&an->tasks, tid);
+	wanted = task_wanted(an, tid, ev->next_comm, &tgid);
+
+	if (an->cfg.modes & AN_RUNQ) {
+		if (t && (t->flags & TASK_RUNQ)) {
+			if (wanted) {
+				if (ev->ts < t->runq_ts)
+					an->runq.inc.negative++;
+				else
+					record(an, &an->runq, ev->ts - t->runq_ts,
+					       tid, tgid, ev->cpu, ev->next_comm);
+			}
+			clear_start(an, t, TASK_RUNQ);
+		} else if (wanted) {
+			an->runq.inc.open_at_start++;
+		}
+	}
+	/* the entry may have been deleted above */
+	if (an->cfg.modes & AN_OFFCPU) {
+		t = tasktab_find(&an->tasks, tid);
+		if (t && (t->flags & TASK_OFF)) {
+			/* --state applies to how the interval began */
+			if (wanted && off_state_wanted(&an->cfg, t->off_state)) {
+				uint64_t d = ev->ts - t->off_ts;
+
+				if (ev->ts < t->off_ts)
+					an->off.inc.negative++;
+				else if (d >= an->cfg.off_min_ns &&
+					 d <= an->cfg.off_max_ns)
+					record(an, &an->off, d, tid, tgid,
+					       ev->cpu, ev->next_comm);
+			}
+			clear_start(an, t, TASK_OFF);
+		} else if (wanted) {
+			an->off.inc.open_at_start++;
+		}
+	}
+}
+
+/* ev->pid was switched out: open the intervals its state starts */
+static void switch_out(struct analyzer *an, const struct sched_event *ev)
+{
+	const struct an_cfg *c = &an->cfg;
+	bool runnable = sched_state_runnable(&c->states, ev->prev_state);
+
+	if (c->modes & AN_RUNQ) {
+		if (runnable) {
+			/* preempted: waits on the run queue from now */
+			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, 0);
+		} else {
+			/*
+			 * Blocked: a start left by a wakeup that raced with
+			 * the task still running is stale; the next switch-in
+			 * needs a new wakeup anyway. Dropping it keeps
+			 * open_at_end honest (BCC keeps it, to no effect).
+			 */
+			struct task *t = tasktab_find(&an->tasks, ev->pid);
+
+			if (t && (t->flags & TASK_RUNQ))
+				clear_start(an, t, TASK_RUNQ);
+		}
+	}
+	/*
+	 * Every switch-out starts an off-CPU interval, whatever --state says:
+	 * an unwanted one must still end quietly at its switch-in rather than
+	 * look like an interval that began before the window.
+	 */
+	if ((c->modes & AN_OFFCPU) && !((uint64_t)ev->prev_state & an->dead_bits))
+		set_start(an, ev->pid, ev->comm, TASK_OFF, ev->ts, ev->prev_state);
+}
+
+void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
+{
+	if (ev->type < SEV_NTYPES)
+		an->counts.events[ev->type]++;
+	/* the backend merges CPUs in time order; say so if it could not */
+	if (ev->ts < an->last_ts)
+		an->counts.late++;
+	else
+		an->last_ts = ev->ts;
+
+	switch (ev->type) {
+	case SEV_WAKEUP:
+	case SEV_WAKEUP_NEW:
+		/* last start wins, as in runqlat */
+		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
+			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, 0);
+		break;
+	case SEV_SWITCH:
+		/* pid 0 is each CPU's idle task: never tracked */
+		if (ev->pid > 0)
+			switch_out(an, ev);
+		if (ev->next_pid > 0)
+			switch_in(an, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+void analyzer_finish(struct analyzer *an)
+{
+	uint32_t i;
+
+	for (i = 0; i <= an->tasks.mask; i++) {
+		struct task *t = &an->tasks.slot[i];
+		int32_t tgid;
+
+		if (!t->tid || !task_wanted(an, t->tid, t->comm, &tgid))
+			continue;
+		if (t->flags & TASK_RUNQ)
+			an->runq.inc.open_at_end++;
+		if ((t->flags & TASK_OFF) && off_state_wanted(&an->cfg, t->off_state))
+			an->off.inc.open_at_end++;
+	}
+}
+
+void analyzer_next_interval(struct analyzer *an)
+{
+	groups_clear(&an->runq.groups);
+	groups_clear(&an->off.groups);
+	memset(&an->runq.inc, 0, sizeof(an->runq.inc));
+	memset(&an->off.inc, 0, sizeof(an->off.inc));
+	memset(&an->counts, 0, sizeof(an->counts));
+}

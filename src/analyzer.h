@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The analyzer: turns a time-ordered stream of sched events into run-queue
+ * latency and off-CPU intervals, filtered and grouped into histograms.
+ * Pure: no I/O except through the tgid resolver the caller provides.
+ */
+#ifndef OFFCPU_ANALYZER_H
+#define OFFCPU_ANALYZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "groups.h"
+#include "tasktab.h"
+
+enum an_mode {
+	AN_RUNQ = 0x1,		/* wakeup/wakeup_new/preempt -> switch-in */
+	AN_OFFCPU = 0x2,	/* switch-out -> switch-in */
+};
+
+enum an_key {
+	KEY_NONE,		/* one histogram */
+	KEY_PID,		/* per process (tgid) */
+	KEY_TID,		/* per thread */
+	KEY_CPU,		/* per CPU the interval ended on */
+};
+
+/* Resolves a thread id to its process id; returns -1 when unknown. */
+typedef int32_t (*tgid_fn)(int32_t tid, void *arg);
+
+struct an_cfg {
+	unsigned modes;			/* enum an_mode bits */
+	enum an_key key;
+	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs) */
+	int32_t pid;			/* -p: tgid filter, -1 = off */
+	int32_t tid;			/* -t: tid filter, -1 = off */
+	char comm[COMM_LEN];		/* -c: comm filter, "" = off */
+	/* offcpu --state: accept these prev_state bits, and R when off_r */
+	uint64_t off_state_bits;
+	bool off_state_r;
+	bool off_state_all;		/* no --state given */
+	uint64_t off_min_ns, off_max_ns; /* offcpu --min/--max, inclusive */
+	struct sched_states states;
+	uint32_t max_tasks;
+	uint32_t max_groups;
+	tgid_fn tgid_of;
+	void *tgid_arg;
+};
+
+/* Intervals that could not be measured, per mode. */
+struct an_incomplete {
+	uint64_t open_at_start;	/* ended in the window, started before it */
+	uint64_t open_at_end;	/* started in the window, still open at its end */
+	uint64_t negative;	/* end timestamp before start: dropped */
+};
+
+struct an_counts {
+	uint64_t events[SEV_NTYPES];	/* decoded events by type */
+	uint64_t state_overflow;	/* starts dropped: --max-tasks reached */
+	uint64_t tgid_unknown;		/* intervals whose process was gone */
+	uint64_t late;			/* events older than one already fed */
+};
+
+struct an_mode_state {
+	struct groups groups;
+	struct an_incomplete inc;
+};
+
+#define TGID_CACHE_BITS 14
+
+struct analyzer {
+	struct an_cfg cfg;
+	struct tasktab tasks;
+	struct an_mode_state runq, off;
+	struct an_counts counts;
+	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
+	uint64_t last_ts;	/* newest event fed */
+	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
+};
+
+/* Returns 0 or a negative errno; the cfg is copied. */
+int analyzer_init(struct analyzer *an, const struct an_cfg *cfg);
+void analyzer_fini(struct analyzer *an);
+void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
+/* Counts intervals still open (call once, when the window has ended). */
+void analyzer_finish(struct analyzer *an);
+/* Start a new reporting interval: histograms and counters cleared, pending
+ * starts kept (an interval is reported where it ends). */
+void analyzer_next_interval(struct analyzer *an);
+
+#endif

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * How a backend meets the core: a small ops table. A backend sets up its
+ * kernel state (disabled), turns tracing on and off, and feeds decoded
+ * sched events to a callback in timestamp order. The core never includes
+ * tracefs or perf headers.
+ */
+#ifndef OFFCPU_BACKEND_H
+#define OFFCPU_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct backend;
+
+typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
+
+/* What a command needs from a backend. */
+struct trace_req {
+	const char *tracefs;		/* --tracefs DIR, NULL = find it */
+	uint32_t buffer_kb;		/* per-CPU buffer, 0 = default */
+	const int32_t *pids;		/* in-kernel filter: these tids ... */
+	unsigned npids;
+	bool follow_fork;		/* ... and their new threads/children */
+};
+
+#define BACKEND_ERRLEN 256
+
+struct backend_ops {
+	const char *name;
+	/*
+	 * Set up everything, tracing still off. Returns 0 or a negative
+	 * errno with a one-line reason and fix in @err. *b is set even on
+	 * failure when something must be closed.
+	 */
+	int (*open)(struct backend **b, const struct trace_req *req,
+		    char *err, size_t errlen);
+	/* Tracing on/off in the kernel. */
+	int (*start)(struct backend *b);
+	int (*stop)(struct backend *b);
+	/* Sleep until data is worth reading or @timeout_ms passed; EINTR ok. */
+	int (*wait)(struct backend *b, int timeout_ms);
+	/*
+	 * Read what the kernel has and feed, in time order, the events with
+	 * ts <= @limit that are safe to order. @drain: tracing is off, feed
+	 * everything up to @limit. Returns 0 or a negative errno.
+	 */
+	int (*read)(struct backend *b, uint64_t limit, bool drain,
+		    sched_ev_cb cb, void *arg);
+	/* The trace clock in use, and whether it is CLOCK_MONOTONIC. */
+	const char *(*clock)(struct backend *b, bool *is_mono);
+	/* Events lost so far per CPU (cumulative); returns the CPU count. */
+	unsigned (*lost)(struct backend *b, uint64_t *lost_cpu, unsigned max);
+	/* How prev_state reads on this kernel. */
+	const struct sched_states *(*states)(struct backend *b);
+	/* Bit (1 << SEV_x) set for each event type the kernel provides. */
+	unsigned (*events)(struct backend *b);
+	/*
+	 * Undo everything open() did and free @b; accepts NULL. Returns 0,
+	 * or a negative errno with what could not be restored in @err.
+	 */
+	int (*close)(struct backend *b, char *err, size_t errlen);
+};
+
+extern const struct backend_ops ring_backend_ops;
+
+#endif

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Options shared by the tracing commands, parsed strictly. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "numparse.h"
+
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offcpu-ftrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void usage_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "offcpu-ftrace %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'offcpu-ftrace %s --help'.\n", cmd);
+}
+
+static const char runq_help[] =
+"Usage: offcpu-ftrace runq [OPTIONS] [DURATION [COUNT]]\n"
+"\n"
+"Run-queue latency: how long threads wait for a CPU after they become\n"
+"runnable (woken, newly created, or preempted) until they run, as a\n"
+"histogram. DURATION is in seconds (0.5, 10, 2m); COUNT prints that many\n"
+"DURATION-long intervals (default 1). Without DURATION: until Ctrl-C.\n";
+
+static const char offcpu_help[] =
+"Usage: offcpu-ftrace offcpu [OPTIONS] [DURATION [COUNT]]\n"
+"\n"
+"Off-CPU time: how long threads stay off a CPU, from the context switch\n"
+"that takes them off to the one that puts them back (blocked on I/O,\n"
+"locks, sleeps, and waiting on the run queue after preemption), as a\n"
+"histogram. DURATION and COUNT as for runq.\n";
+
+static const char common_help[] =
+"\n"
+"Options:\n"
+"  -p, --pid PID          only this process (all its threads)\n"
+"  -t, --tid TID          only this thread\n"
+"  -c, --comm COMM        only threads named COMM (exact, at most 15 bytes)\n"
+"  -P, --pids             one histogram per process\n"
+"  -L, --tids             one histogram per thread\n"
+"  -C, --cpus             one histogram per CPU (where the interval ended)\n"
+"  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
+"  -T, --timestamp        print the time before each interval's output\n"
+"      --format FMT       bcc (default), bpftrace or json\n"
+"      --backend NAME     auto (default) or ring\n"
+"      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
+"      --buffer-size KB   ring buffer per CPU (default 32 MiB / online CPUs,\n"
+"                         1024..8192 KiB)\n"
+"      --max-tasks N      threads with a pending start (default 65536)\n"
+"      --max-groups N     histograms with -P/-L/-C (default 4096)\n"
+"      --dry-run          check the command line and exit\n"
+"  -h, --help             this help\n";
+
+static const char offcpu_only_help[] =
+"      --state LETTERS    only intervals that began in these states, e.g.\n"
+"                         S, D, S,D, R (preempted); default all\n"
+"      --min US           only intervals of at least US microseconds\n"
+"      --max US           only intervals of at most US microseconds\n";
+
+static const char runq_examples[] =
+"\n"
+"Examples:\n"
+"  offcpu-ftrace runq 10              # one histogram of 10 seconds\n"
+"  offcpu-ftrace runq 1 5             # five 1-second histograms\n"
+"  offcpu-ftrace runq -P -m 5         # per process, milliseconds\n"
+"  offcpu-ftrace runq -L -p 1234 10   # per thread of process 1234\n"
+"  offcpu-ftrace runq --format=json 10 > runq.json\n"
+"  offcpu-ftrace runq --format=bpftrace 10   # diff against runqlat.bt\n";
+
+static const char offcpu_examples[] =
+"\n"
+"Examples:\n"
+"  offcpu-ftrace offcpu 10            # off-CPU time histogram, 10 seconds\n"
+"  offcpu-ftrace offcpu --state D 10  # uninterruptible waits only (I/O)\n"
+"  offcpu-ftrace offcpu -P --min 1000 10   # per process, >= 1 ms only\n"
+"  offcpu-ftrace offcpu -t 4321 -m 30 # one thread, milliseconds\n";
+
+static void print_help(const char *cmd)
+{
+	bool runq = !strcmp(cmd, "runq");
+
+	fputs(runq ? runq_help : offcpu_help, stdout);
+	fputs(common_help, stdout);
+	if (!runq)
+		fputs(offcpu_only_help, stdout);
+	fputs(runq ? runq_examples : offcpu_examples, stdout);
+	fputs("\nExit status: 0 done, 1 tracing failed (message says why), "
+	      "2 bad usage.\nSee offcpu-ftrace-", stdout);
+	fputs(cmd, stdout);
+	fputs("(8).\n", stdout);
+}
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_BACKEND,
+	OPT_TRACEFS,
+	OPT_BUFFER,
+	OPT_MAX_TASKS,
+	OPT_MAX_GROUPS,
+	OPT_STATE,
+	OPT_MIN,
+	OPT_MAX,
+	OPT_DRY_RUN,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "pids", no_argument, NULL, 'P' },
+	{ "tids", no_argument, NULL, 'L' },
+	{ "cpus", no_argument, NULL, 'C' },
+	{ "milliseconds", no_argument, NULL, 'm' },
+	{ "timestamp", no_argument, NULL, 'T' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
+	{ "buffer-size", required_argument, NULL, OPT_BUFFER },
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "max-groups", required_argument, NULL, OPT_MAX_GROUPS },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "min", required_argument, NULL, OPT_MIN },
+	{ "max", required_argument, NULL, OPT_MAX },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --state: letters the kernel prints for prev_state, comma-separated */
+static int check_state(const char *s)
+{
+	const char *p;
+
+	if (!*s)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		if (*p == ',' && p != s && p[1] && p[1] != ',')
+			continue;
+		if (!strchr("RSDTtXZPIKWN", *p))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_key(struct trace_opts *o, enum an_key k, char c)
+{
+	if (o->key != KEY_NONE && o->key != k) {
+		usage_err(o->cmd, "-%c cannot be combined with -P, -L or -C", c);
+		return EXIT_USAGE;
+	}
+	o->key = k;
+	return -1;
+}
+
+int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv)
+{
+	bool offcpu = !strcmp(cmd, "offcpu");
+	uint64_t v;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->modes = offcpu ? AN_OFFCPU : AN_RUNQ;
+	o->pid = o->tid = -1;
+	o->fmt = FMT_BCC;
+	o->backend = "auto";
+	o->max_tasks = 65536;
+	o->max_groups = 4096;
+	o->max_us = UINT64_MAX;
+	o->count = 1;
+
+	optind = 0;	/* glibc: full reset, also of its internal state */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:t:c:PLCmTh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+		case 't':
+			if (parse_pid(optarg, c == 'p' ? &o->pid : &o->tid)) {
+				usage_err(cmd, "-%c: '%s' is not a process id (1..4194304)",
+					  c, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= COMM_LEN) {
+				usage_err(cmd, "-c: COMM must be 1 to %d bytes (the kernel "
+					  "truncates task names to %d)", COMM_LEN - 1,
+					  COMM_LEN - 1);
+				return EXIT_USAGE;
+			}
+			memcpy(o->comm, optarg, strlen(optarg));
+			break;
+		case 'P':
+			if ((ret = set_key(o, KEY_PID, 'P')) >= 0)
+				return ret;
+			break;
+		case 'L':
+			if ((ret = set_key(o, KEY_TID, 'L')) >= 0)
+				return ret;
+			break;
+		case 'C':
+			if ((ret = set_key(o, KEY_CPU, 'C')) >= 0)
+				return ret;
+			break;
+		case 'm':
+			o->msecs = true;
+			break;
+		case 'T':
+			o->timestamp = true;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "bcc"))
+				o->fmt = FMT_BCC;
+			else if (!strcmp(optarg, "bpftrace"))
+				o->fmt = FMT_BPFTRACE;
+			else if (!strcmp(optarg, "json"))
+				o->fmt = FMT_JSON;
+			else {
+				usage_err(cmd, "--format: '%s' is not one of bcc, bpftrace, json",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "ring")) {
+				usage_err(cmd, "--backend: '%s' is not one of auto, ring", optarg);
+				return EXIT_USAGE;
+			}
+			o->backend = optarg;
+			break;
+		case OPT_TRACEFS:
+			o->tracefs = optarg;
+			break;
+		case OPT_BUFFER:
+			if (parse_u64(optarg, 64, 1024 * 1024, &v)) {
+				usage_err(cmd, "--buffer-size: '%s' is not a size in KiB "
+					  "(64..1048576)", optarg);
+				return EXIT_USAGE;
+			}
+			o->buffer_kb = (uint32_t)v;
+			break;
+		case OPT_MAX_TASKS:
+		case OPT_MAX_GROUPS:
+			if (parse_u64(optarg, 1, 1u << 24, &v)) {
+				usage_err(cmd, "--%s: '%s' is not a count (1..16777216)",
+					  c == OPT_MAX_TASKS ? "max-tasks" : "max-groups", optarg);
+				return EXIT_USAGE;
+			}
+			if (c == OPT_MAX_TASKS)
+				o->max_tasks = (uint32_t)v;
+			else
+				o->max_groups = (uint32_t)v;
+			break;
+		case OPT_STATE:
+		case OPT_MIN:
+		case OPT_MAX:
+			if (!offcpu) {
+				usage_err(cmd, "%s is an option of offcpu", argv[optind - 1]);
+				return EXIT_USAGE;
+			}
+			if (c == OPT_STATE) {
+				if (check_state(optarg)) {
+					usage_err(cmd, "--state: '%s' is not a list of state "
+						  "letters such as S, D or S,D", optarg);
+					return EXIT_USAGE;
+				}
+				o->state = optarg;
+			} else if (parse_u64(optarg, 0, UINT64_MAX / 1000, &v)) {
+				usage_err(cmd, "--%s: '%s' is not a number of microseconds",
+					  c == OPT_MIN ? "min" : "max", optarg);
+				return EXIT_USAGE;
+			} else if (c == OPT_MIN) {
+				o->min_us = v;
+			} else {
+				o->max_us = v;
+			}
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case 'h':
+			print_help(cmd);
+			return EXIT_OK;
+		case ':':
+			usage_err(cmd, "%s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (o->pid >= 0 && o->tid >= 0) {
+		usage_err(cmd, "-p and -t cannot be combined");
+		return EXIT_USAGE;
+	}
+	if (o->min_us > o->max_us) {
+		usage_err(cmd, "--min is larger than --max");
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		if (parse_duration(argv[optind], &o->duration_ns)) {
+			usage_err(cmd, "DURATION: '%s' is not a positive number of seconds "
+				  "(at most a year; units s, m, h allowed)", argv[optind]);
+			return EXIT_USAGE;
+		}
+		optind++;
+	}
+	if (optind < argc) {
+		if (parse_u64(argv[optind], 1, 1000000000, &o->count)) {
+			usage_err(cmd, "COUNT: '%s' is not a count of intervals (1..1000000000)",
+				  argv[optind]);
+			return EXIT_USAGE;
+		}
+		optind++;
+	}
+	if (optind < argc) {
+		usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}

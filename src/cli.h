@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The command-line layer: the only code that prints errors or exits. */
+#ifndef OFFCPU_CLI_H
+#define OFFCPU_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analyzer.h"
+#include "report.h"
+
+/* Exit statuses, documented in offcpu-ftrace(8). */
+#define EXIT_OK		0
+#define EXIT_FAIL	1	/* the environment or the kernel refused */
+#define EXIT_USAGE	2	/* bad command line */
+
+struct trace_opts {
+	const char *cmd;		/* "runq" or "offcpu" */
+	unsigned modes;			/* enum an_mode */
+	enum an_key key;
+	bool msecs;
+	bool timestamp;
+	int32_t pid, tid;		/* -1 = not given */
+	char comm[COMM_LEN];
+	const char *state;		/* --state letters, NULL = all */
+	uint64_t min_us, max_us;
+	enum out_format fmt;
+	const char *backend;		/* "auto" or a backend name */
+	const char *tracefs;
+	uint32_t max_tasks, max_groups, buffer_kb;
+	uint64_t duration_ns;		/* 0 = until a signal */
+	uint64_t count;			/* intervals to print */
+	bool dry_run;			/* parse only (man page examples) */
+};
+
+void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse runq/offcpu arguments. Returns -1 to continue, else an exit status. */
+int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv);
+
+int cmd_runq(int argc, char **argv);
+int cmd_offcpu(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
+
+#endif

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* info: what this host supports and which backend each command would use. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "probe.h"
+#include "report.h"
+
+struct host {
+	char kernel[128];
+	int paranoid;		/* perf_event_paranoid, -99 unknown */
+	bool psi, schedstat, btf;
+};
+
+static void probe_host(struct host *h)
+{
+	struct utsname u;
+	FILE *f;
+
+	memset(h, 0, sizeof(*h));
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	h->paranoid = -99;
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fscanf(f, "%d", &h->paranoid) != 1)
+			h->paranoid = -99;
+		fclose(f);
+	}
+	h->psi = access("/proc/pressure/cpu", R_OK) == 0;
+	h->schedstat = access("/proc/self/schedstat", R_OK) == 0;
+	h->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+/* The backend a command gets, and why: the same rule as cmd_trace.c */
+static const char *choose(const struct tfs_caps *c, const char **why)
+{
+	if (!c->found) {
+		*why = c->why;
+		return NULL;
+	}
+	if (!c->writable) {
+		*why = c->why;
+		return NULL;
+	}
+	if (!c->ev[SEV_SWITCH] || !c->ev[SEV_WAKEUP]) {
+		*why = "sched_switch/sched_wakeup events missing";
+		return NULL;
+	}
+	*why = c->hist ? "tracefs writable (the hist backend is not built yet)"
+		       : "tracefs writable; no hist triggers in this kernel";
+	return "ring";
+}
+
+static const char *yesno(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_text(const struct tfs_caps *c, const struct host *h)
+{
+	const char *why, *be = choose(c, &why);
+
+	printf("kernel:               %s\n", h->kernel);
+	if (c->found)
+		printf("tracefs:              %s (%s%s%s)\n", c->dir,
+		       c->writable ? "writable" : "not writable: ",
+		       c->writable ? "" : c->why, "");
+	else
+		printf("tracefs:              not usable: %s\n", c->why);
+	if (c->found) {
+		printf("trace clocks:         %s\n", c->clocks);
+		printf("clock used:           %s\n", c->clock_mono ? "mono" :
+		       c->clock_global ? "global (no mono)" : "none usable (neither mono nor global)");
+		printf("sched events:         sched_switch %s, sched_wakeup %s, sched_wakeup_new %s\n",
+		       yesno(c->ev[SEV_SWITCH]), yesno(c->ev[SEV_WAKEUP]), yesno(c->ev[SEV_WAKEUP_NEW]));
+		if (c->ev[SEV_SWITCH])
+			printf("preempted-task flag:  0x%llx (%s)\n",
+			       (unsigned long long)c->preempt_mask,
+			       c->preempt_from_fmt ? "from sched_switch's print fmt"
+						   : "derived from the state table");
+		printf("hist triggers:        %s\n", yesno(c->hist));
+		printf("synthetic events:     %s\n", yesno(c->synth));
+		printf("stacks in synthetic:  %s\n", yesno(c->synth_stack));
+		printf(".buckets modifier:    %s\n", yesno(c->buckets));
+		printf("stacktrace trigger:   %s\n", yesno(c->stacktrace_trigger));
+		printf("hist stack key:       %s\n", c->stack_key ? c->stack_key : "-");
+	}
+	if (h->paranoid == -99)
+		printf("perf_event_paranoid:  unknown\n");
+	else
+		printf("perf_event_paranoid:  %d\n", h->paranoid);
+	printf("running as root:      %s\n", yesno(geteuid() == 0));
+	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
+	printf("schedstat:            %s\n", yesno(h->schedstat));
+	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
+	printf("backend runq:         %s (%s)\n", be ? be : "none", why);
+	printf("backend offcpu:       %s (%s)\n", be ? be : "none", why);
+}
+
+static void print_json(const struct tfs_caps *c, const struct host *h)
+{
+	const char *why, *be = choose(c, &why);
+	unsigned i;
+
+	printf("{\"kernel\":");
+	json_str(stdout, h->kernel, sizeof(h->kernel));
+	printf(",\"tracefs\":{\"found\":%s,\"dir\":", c->found ? "true" : "false");
+	json_str(stdout, c->dir, sizeof(c->dir));
+	printf(",\"writable\":%s,\"why\":", c->writable ? "true" : "false");
+	json_str(stdout, c->why, sizeof(c->why));
+	printf(",\"clocks\":");
+	json_str(stdout, c->clocks, sizeof(c->clocks));
+	printf(",\"clock\":\"%s\"", c->clock_mono ? "mono" : c->clock_global ? "global" : "");
+	printf(",\"events\":{");
+	for (i = SEV_SWITCH; i < SEV_NTYPES; i++)
+		printf("%s\"%s\":%s", i == SEV_SWITCH ? "" : ",", sched_ev_name(i),
+		       c->ev[i] ? "true" : "false");
+	printf("},\"preempt_mask\":%llu,\"preempt_from_fmt\":%s",
+	       (unsigned long long)c->preempt_mask, c->preempt_from_fmt ? "true" : "false");
+	printf(",\"hist_triggers\":%s,\"synthetic_events\":%s,\"synthetic_stacks\":%s"
+	       ",\"buckets\":%s,\"stacktrace_trigger\":%s,\"stack_key\":",
+	       c->hist ? "true" : "false", c->synth ? "true" : "false",
+	       c->synth_stack ? "true" : "false", c->buckets ? "true" : "false",
+	       c->stacktrace_trigger ? "true" : "false");
+	if (c->stack_key)
+		printf("\"%s\"", c->stack_key);
+	else
+		printf("null");
+	printf("},\"perf_event_paranoid\":");
+	if (h->paranoid == -99)
+		printf("null");
+	else
+		printf("%d", h->paranoid);
+	printf(",\"root\":%s,\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
+	       geteuid() == 0 ? "true" : "false", h->psi ? "true" : "false",
+	       h->schedstat ? "true" : "false", h->btf ? "true" : "false");
+	printf(",\"backends\":{\"runq\":{\"backend\":");
+	if (be)
+		printf("\"%s\"", be);
+	else
+		printf("null");
+	printf(",\"why\":");
+	json_str(stdout, why, 256);
+	printf("},\"offcpu\":{\"backend\":");
+	if (be)
+		printf("\"%s\"", be);
+	else
+		printf("null");
+	printf(",\"why\":");
+	json_str(stdout, why, 256);
+	printf("}}}\n");
+}
+
+static const char info_help[] =
+"Usage: offcpu-ftrace info [--json] [--tracefs DIR]\n"
+"\n"
+"What this host supports for tracing without BPF: where tracefs is and\n"
+"whether it can be written, trace clocks, sched events, hist triggers and\n"
+"synthetic events, perf_event_paranoid, PSI, schedstat; and which backend\n"
+"each command would use, and why. Needs no root (but says less without).\n"
+"\n"
+"Options:\n"
+"      --json             one JSON object\n"
+"      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
+"  -h, --help             this help\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace info\n"
+"  offcpu-ftrace info --json | jq .backends\n"
+"\n"
+"Exit status: 0 printed (even when no backend works), 2 bad usage.\n";
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "tracefs", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	struct tfs_caps *c;
+	struct host h;
+	bool json = false;
+	int o;
+
+	optind = 0;	/* glibc: full reset, also of its internal state */
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(info_help, stdout);
+			return EXIT_OK;
+		case ':':
+			usage_err("info", "%s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			usage_err("info", "unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage_err("info", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		err_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	tfs_caps_probe(dir, c);
+	probe_host(&h);
+	if (json)
+		print_json(c, &h);
+	else
+		print_text(c, &h);
+	free(c);
+	return EXIT_OK;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * runq and offcpu: open a backend, trace for the window (in intervals),
+ * feed the analyzer, print, restore. Every exit path goes through close.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "procfs.h"
+#include "sig.h"
+#include "timeutil.h"
+
+/* how often the reader wakes when the watermark does not wake it first */
+#define READ_PERIOD_MS 100
+/* wait past an interval boundary before reading it out, for late commits */
+#define BOUNDARY_SLACK_NS (3 * 1000 * 1000ULL)
+
+static const struct backend_ops *pick_backend(const struct trace_opts *o)
+{
+	/* only the ring backend exists yet; auto picks it */
+	(void)o;
+	return &ring_backend_ops;
+}
+
+/* -p/-t must name live tasks: a typo should not trace nothing for 10 s */
+static int check_targets(const struct trace_opts *o)
+{
+	int32_t tgid;
+
+	if (o->pid >= 0) {
+		tgid = proc_tgid(o->pid, NULL);
+		if (tgid < 0) {
+			err_msg("-p %d: no such process", o->pid);
+			return EXIT_FAIL;
+		}
+		if (tgid != o->pid) {
+			err_msg("-p %d: %d is a thread of process %d: use -t %d for the "
+				"thread or -p %d for the process", o->pid, o->pid, tgid,
+				o->pid, tgid);
+			return EXIT_FAIL;
+		}
+	}
+	if (o->tid >= 0 && proc_tgid(o->tid, NULL) < 0) {
+		err_msg("-t %d: no such thread", o->tid);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* --state letters -> prev_state bits, with this kernel's table */
+static int state_filter(const struct trace_opts *o, struct an_cfg *cfg)
+{
+	const char *p;
+
+	cfg->off_state_all = !o->state;
+	if (!o->state)
+		return -1;
+	for (p = o->state; *p; p++) {
+		char one[2] = { *p, 0 };
+		uint64_t bit;
+
+		if (*p == ',')
+			continue;
+		if (*p == 'R') {
+			cfg->off_state_r = true;
+			continue;
+		}
+		bit = sched_states_mask(&cfg->states, one);
+		if (!bit) {
+			usage_err(o->cmd, "--state: '%c' is not a task state on this kernel "
+				  "(see the letters sched_switch prints for prev_state)", *p);
+			return EXIT_USAGE;
+		}
+		cfg->off_state_bits |= bit;
+	}
+	return -1;
+}
+
+struct run {
+	const struct trace_opts *o;
+	const struct backend_ops *ops;
+	struct backend *b;
+	struct analyzer an;
+	bool an_ok;
+	const char *clock;
+	bool mono;
+	uint64_t lost_prev[1024], lost_now[1024];
+	unsigned ncpu;
+};
+
+static void on_event(const struct sched_event *ev, void *arg)
+{
+	analyzer_feed(arg, ev);
+}
+
+/* Print one interval; returns 0 or -errno when stdout failed. */
+static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
+{
+	const struct trace_opts *o = r->o;
+	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
+	uint64_t lost = 0, lost_iv[1024];
+	struct report rep;
+	unsigned i;
+
+	r->ncpu = r->ops->lost(r->b, r->lost_now, 1024);
+	for (i = 0; i < r->ncpu; i++) {
+		lost_iv[i] = r->lost_now[i] - r->lost_prev[i];
+		r->lost_prev[i] = r->lost_now[i];
+		lost += lost_iv[i];
+	}
+	memset(&rep, 0, sizeof(rep));
+	rep.command = o->cmd;
+	rep.backend = r->ops->name;
+	rep.clock = r->clock;
+	rep.unit = o->msecs ? "msecs" : "usecs";
+	rep.unit_ns = o->msecs ? 1000000 : 1000;
+	rep.key = o->key;
+	rep.duration_s = (double)dur_ns / 1e9;
+	rep.interval = n;
+	rep.final = final;
+	rep.timestamp = o->timestamp;
+	rep.wall = time(NULL);
+	rep.stopped_by = sig_count ? sig_name(sig_last) : NULL;
+	rep.counts = &r->an.counts;
+	rep.inc = &m->inc;
+	rep.groups = &m->groups;
+	rep.lost = lost;
+	rep.lost_cpu = lost_iv;
+	rep.ncpu = r->ncpu;
+	errno = 0;
+	report_print(stdout, o->fmt, &rep);
+	if (ferror(stdout))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int trace_loop(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	uint64_t iv_start, iv_end, now;
+	unsigned n;
+	int ret;
+
+	ret = r->ops->start(r->b);
+	if (ret) {
+		err_msg("cannot turn tracing on: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	iv_start = mono_ns();
+	if (o->duration_ns)
+		fprintf(stderr, "offcpu-ftrace: tracing %s for %.6g s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n",
+			(o->modes & AN_RUNQ) ? "run-queue latency" : "off-CPU time",
+			(double)o->duration_ns / 1e9 * (double)o->count, r->ops->name, r->clock);
+	else
+		fprintf(stderr, "offcpu-ftrace: tracing %s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n",
+			(o->modes & AN_RUNQ) ? "run-queue latency" : "off-CPU time",
+			r->ops->name, r->clock);
+	for (n = 1;; n++) {
+		bool last = !o->duration_ns || n == o->count;
+
+		iv_end = o->duration_ns ? iv_start + o->duration_ns : UINT64_MAX;
+		while (!sig_count && (now = mono_ns()) < iv_end) {
+			uint64_t left_ms = (iv_end - now) / 1000000;
+
+			if (left_ms < 2) {
+				/* finish the window exactly, not at the next poll tick */
+				sleep_until_ns(iv_end);
+				continue;
+			}
+			r->ops->wait(r->b, left_ms > READ_PERIOD_MS ? READ_PERIOD_MS
+							     : (int)left_ms - 1);
+			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
+					   on_event, &r->an);
+			if (ret) {
+				err_msg("reading the trace buffers failed: %s", strerror(-ret));
+				return EXIT_FAIL;
+			}
+		}
+		if (last || sig_count) {
+			ret = r->ops->stop(r->b);
+			now = mono_ns();
+			if (ret) {
+				err_msg("cannot turn tracing off: %s", strerror(-ret));
+				return EXIT_FAIL;
+			}
+			if (sig_count >= 2)
+				return 128 + sig_last;	/* asked twice: restore, no output */
+			ret = r->ops->read(r->b, UINT64_MAX, true, on_event, &r->an);
+			if (ret) {
+				err_msg("reading the trace buffers failed: %s", strerror(-ret));
+				return EXIT_FAIL;
+			}
+			analyzer_finish(&r->an);
+			if (sig_count >= 2)
+				return 128 + sig_last;
+			ret = print_interval(r, n, now - iv_start, true);
+			break;
+		}
+		/* interval boundary: everything up to iv_end, then the report */
+		sleep_until_ns(iv_end + BOUNDARY_SLACK_NS);
+		ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
+				   on_event, &r->an);
+		if (ret) {
+			err_msg("reading the trace buffers failed: %s", strerror(-ret));
+			return EXIT_FAIL;
+		}
+		ret = print_interval(r, n, iv_end - iv_start, false);
+		if (ret)
+			break;
+		analyzer_next_interval(&r->an);
+		iv_start = iv_end;
+	}
+	if (ret) {
+		err_msg("cannot write the output: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int run_trace(const struct trace_opts *o)
+{
+	char err[BACKEND_ERRLEN] = "";
+	struct run *r = calloc(1, sizeof(*r));
+	struct trace_req req;
+	struct an_cfg cfg;
+	int32_t *tids = NULL;
+	int ret, status;
+
+	if (!r) {
+		err_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	r->o = o;
+	r->ops = pick_backend(o);
+	memset(&req, 0, sizeof(req));
+	req.tracefs = o->tracefs;
+	req.buffer_kb = o->buffer_kb;
+	if (o->pid >= 0) {
+		/* in-kernel pre-filter; the analyzer still checks each tgid */
+		ret = proc_threads(o->pid, &tids);
+		if (ret > 0) {
+			req.pids = tids;
+			req.npids = (unsigned)ret;
+			req.follow_fork = true;
+		}
+	} else if (o->tid >= 0) {
+		req.pids = &o->tid;
+		req.npids = 1;
+	}
+
+	sig_setup();
+	ret = r->ops->open(&r->b, &req, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		status = EXIT_FAIL;
+		goto out_close;
+	}
+	r->clock = r->ops->clock(r->b, &r->mono);
+	if (!(r->ops->events(r->b) & (1u << SEV_WAKEUP_NEW)))
+		err_msg("note: this kernel has no sched_wakeup_new event: a new "
+			"thread's first wait for a CPU is not counted");
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.modes = o->modes;
+	cfg.key = o->key;
+	cfg.unit_ns = o->msecs ? 1000000 : 1000;
+	cfg.pid = o->pid;
+	cfg.tid = o->tid;
+	memcpy(cfg.comm, o->comm, COMM_LEN);
+	cfg.off_min_ns = o->min_us * 1000;
+	cfg.off_max_ns = o->max_us == UINT64_MAX ? UINT64_MAX : o->max_us * 1000;
+	cfg.states = *r->ops->states(r->b);
+	cfg.max_tasks = o->max_tasks;
+	cfg.max_groups = o->max_groups;
+	cfg.tgid_of = proc_tgid;
+	status = state_filter(o, &cfg);
+	if (status >= 0)
+		goto out_close;
+	ret = analyzer_init(&r->an, &cfg);
+	if (ret) {
+		err_msg("cannot allocate state for %u tasks: %s", o->max_tasks,
+			strerror(-ret));
+		status = EXIT_FAIL;
+		goto out_close;
+	}
+	r->an_ok = true;
+	status = trace_loop(r);
+
+out_close:
+	ret = r->ops->close(r->b, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		if (status == EXIT_OK)
+			status = EXIT_FAIL;
+	}
+	if (r->an_ok)
+		analyzer_fini(&r->an);
+	free(tids);
+	free(r);
+	return status;
+}
+
+static int cmd_trace(const char *cmd, int argc, char **argv)
+{
+	struct trace_opts o;
+	int ret = trace_opts_parse(&o, cmd, argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	if (o.dry_run)
+		return EXIT_OK;
+	ret = check_targets(&o);
+	if (ret >= 0)
+		return ret;
+	return run_trace(&o);
+}
+
+int cmd_runq(int argc, char **argv)
+{
+	return cmd_trace("runq", argc, argv);
+}
+
+int cmd_offcpu(int argc, char **argv)
+{
+	return cmd_trace("offcpu", argc, argv);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event model every backend produces and the analyzer consumes: one
+ * decoded scheduler tracepoint hit. Backends fill it from their own record
+ * layout (field offsets resolved once from the format files); nothing here
+ * knows about tracefs or perf.
+ */
+#ifndef OFFCPU_EVENT_H
+#define OFFCPU_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COMM_LEN 16	/* TASK_COMM_LEN: comm fields are char[16] */
+
+enum sched_ev_type {
+	SEV_SWITCH = 1,
+	SEV_WAKEUP,
+	SEV_WAKEUP_NEW,
+	SEV_NTYPES,
+};
+
+struct sched_event {
+	uint64_t ts;		/* ns in the trace clock */
+	int32_t cpu;		/* CPU whose buffer recorded the event */
+	uint8_t type;		/* enum sched_ev_type */
+	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid */
+	int32_t next_pid;	/* switch only */
+	int64_t prev_state;	/* switch only: raw tracepoint value */
+	/*
+	 * comm of pid / next_pid: borrowed pointers into the backend's
+	 * record (char[16], NUL-padded), valid only during the callback.
+	 */
+	const char *comm;
+	const char *next_comm;
+	/* kernel stack of the switch-out (pid), when captured; borrowed */
+	const uint64_t *stack;
+	uint32_t stack_depth;
+};
+
+/*
+ * How prev_state is to be read on this kernel, taken from sched_switch's
+ * print fmt (the values differ between kernels, so nothing is hard-coded).
+ */
+#define STATE_LETTERS 16
+struct sched_states {
+	uint64_t preempt_mask;	/* TASK_REPORT_MAX: "R+", preempted while runnable */
+	unsigned nletters;
+	struct {
+		uint64_t bit;
+		char letter;
+	} letter[STATE_LETTERS];
+};
+
+/* Bits of prev_state whose letter is in @letters (e.g. "XZ"). */
+uint64_t sched_states_mask(const struct sched_states *st, const char *letters);
+/* prev_state says the task was still runnable (R or R+). */
+static inline int sched_state_runnable(const struct sched_states *st, int64_t state)
+{
+	return ((uint64_t)state & ~st->preempt_mask) == 0;
+}
+
+const char *sched_ev_name(unsigned type);
+/* prev_state as the kernel prints it ("S", "D|K", "R+"); returns @buf. */
+char *sched_state_str(const struct sched_states *st, int64_t state, char *buf,
+		      size_t len);
+
+#endif

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * offcpu-ftrace: where a Linux host's time goes when its tasks are not
+ * running -- run-queue latency and off-CPU time -- without BPF.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "runq", cmd_runq, "run-queue latency histogram" },
+	{ "offcpu", cmd_offcpu, "off-CPU time histogram" },
+	{ "info", cmd_info, "host capabilities and backend choice" },
+	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },
+};
+
+static void help(FILE *f)
+{
+	unsigned i;
+
+	fprintf(f, "Usage: offcpu-ftrace COMMAND [OPTIONS] [ARGS]\n"
+		"\n"
+		"Run-queue latency and off-CPU time from sched tracepoints, without BPF.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n"
+		"Examples:\n"
+		"  offcpu-ftrace runq 10          # run-queue latency for 10 seconds\n"
+		"  offcpu-ftrace offcpu -P 10     # off-CPU time per process\n"
+		"  offcpu-ftrace info             # what this host supports\n"
+		"\n"
+		"'offcpu-ftrace COMMAND --help' describes each command; see offcpu-ftrace(8).\n");
+}
+
+int main(int argc, char **argv)
+{
+	unsigned i;
+
+	if (argc < 2) {
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		help(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("offcpu-ftrace %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "offcpu-ftrace: unknown command '%s'\n"
+		"Try 'offcpu-ftrace --help'.\n", argv[1]);
+	return EXIT_USAGE;
+}

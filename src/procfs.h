@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the tool reads from /proc about tasks. */
+#ifndef OFFCPU_PROCFS_H
+#define OFFCPU_PROCFS_H
+
+#include <stdint.h>
+
+/* Process id of thread @tid from /proc/<tid>/status; -1 when gone. */
+int32_t proc_tgid(int32_t tid, void *unused);
+/*
+ * Thread ids of process @pid (/proc/<pid>/task). Returns the count, or a
+ * negative errno; *tids is malloc'd, caller frees.
+ */
+int proc_threads(int32_t pid, int32_t **tids);
+
+#endif

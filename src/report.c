@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A whole run's output: sections per group, summaries, trailer, JSON. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *key_name(enum an_key k)
+{
+	switch (k) {
+	case KEY_PID:
+		return "pid";
+	case KEY_TID:
+		return "tid";
+	case KEY_CPU:
+		return "cpu";
+	default:
+		return NULL;
+	}
+}
+
+static size_t comm_len(const char *c)
+{
+	return strnlen(c, COMM_LEN);
+}
+
+void json_str(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);	/* comm is bytes, not UTF-8 */
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* comm for text output: control characters would corrupt the layout */
+static void text_comm(FILE *f, const char *s)
+{
+	size_t i, n = comm_len(s);
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+static void print_timestamp(FILE *f, const struct report *r)
+{
+	struct tm tm;
+	char buf[32];
+
+	localtime_r(&r->wall, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	fprintf(f, "%s\n", buf);
+}
+
+static void print_section_head(FILE *f, const struct report *r,
+			       const struct group *g)
+{
+	const char *kn = key_name(r->key);
+
+	if (!kn)
+		return;
+	if (g->id == GROUP_OTHER) {
+		fprintf(f, "\n%s = (other)\n", kn);
+		return;
+	}
+	fprintf(f, "\n%s = %" PRId64, kn, g->id);
+	if (g->comm[0]) {
+		fputc(' ', f);
+		text_comm(f, g->comm);
+	}
+	fputc('\n', f);
+}
+
+static void print_trailer(FILE *f, const struct report *r)
+{
+	const struct an_incomplete *inc = r->inc;
+	const struct an_counts *c = r->counts;
+	unsigned i;
+
+	fprintf(f, "# %s: %.3f s traced, backend %s, clock %s",
+		r->command, r->duration_s, r->backend, r->clock);
+	if (r->stopped_by)
+		fprintf(f, ", stopped by %s", r->stopped_by);
+	fputc('\n', f);
+	if (r->lost) {
+		fprintf(f, "# lost events: %" PRIu64 " (", r->lost);
+		for (i = 0; i < r->ncpu; i++)
+			if (r->lost_cpu[i])
+				fprintf(f, "%scpu%u %" PRIu64,
+					i ? " " : "", i, r->lost_cpu[i]);
+		fputs("): histogram is partial\n", f);
+	}
+	if (inc->open_at_start || inc->open_at_end || inc->negative ||
+	    c->state_overflow)
+		fprintf(f, "# not counted: %" PRIu64 " started before the window, %"
+			PRIu64 " still open at its end, %" PRIu64
+			" negative, %" PRIu64 " dropped at --max-tasks\n",
+			inc->open_at_start, inc->open_at_end, inc->negative,
+			c->state_overflow);
+	if (r->groups->overflow)
+		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
+			r->groups->overflow);
+	if (c->tgid_unknown)
+		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
+			c->tgid_unknown);
+}
+
+static void print_text(FILE *f, enum out_format fmt, struct report *r)
+{
+	struct groups *gs = r->groups;
+	struct hist empty;
+	uint32_t i;
+
+	if (r->timestamp)
+		print_timestamp(f, r);
+	if (fmt == FMT_BPFTRACE)
+		groups_sort_by_count(gs);
+	else
+		groups_sort(gs);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		/* nothing ended in the window: still say so */
+		hist_reset(&empty);
+		if (fmt == FMT_BPFTRACE)
+			fprintf(f, "@%s: \n", r->unit);
+		out_hist_summary(f, &empty, r->unit, r->unit_ns);
+		if (fmt == FMT_BPFTRACE)
+			fputc('\n', f);
+	}
+	for (i = 0; i < gs->n; i++) {
+		const struct group *g = gs->v[i];
+
+		if (fmt == FMT_BPFTRACE) {
+			if (r->key == KEY_NONE)
+				fprintf(f, "@%s: \n", r->unit);
+			else if (g->id == GROUP_OTHER)
+				fprintf(f, "@%s[other]: \n", r->unit);
+			else
+				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
+			out_hist_bpftrace(f, &g->h);
+			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+			fputc('\n', f);
+		} else {
+			print_section_head(f, r, g);
+			out_hist_bcc(f, &g->h, r->unit);
+			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+		}
+	}
+	if (fmt == FMT_BCC)
+		fputc('\n', f);
+	print_trailer(f, r);
+}
+
+static void json_group(FILE *f, const struct report *r, const struct group *g)
+{
+	const struct hist *h = &g->h;
+	const char *kn = key_name(r->key);
+	int lo = hist_min_slot(h), hi = hist_max_slot(h), k;
+
+	fputc('{', f);
+	if (kn) {
+		if (g->id == GROUP_OTHER)
+			fprintf(f, "\"%s\":null,\"other\":true,", kn);
+		else
+			fprintf(f, "\"%s\":%" PRId64 ",", kn, g->id);
+		if (r->key != KEY_CPU) {
+			fputs("\"comm\":", f);
+			json_str(f, g->comm, COMM_LEN);
+			fputc(',', f);
+		}
+	}
+	fprintf(f, "\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"sum_ns\":%" PRIu64
+		",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
+		",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
+		h->count, h->sum, h->sum_ns, h->count ? h->min : 0, h->max,
+		hist_percentile(h, 50), hist_percentile(h, 90),
+		hist_percentile(h, 99));
+	for (k = lo; lo >= 0 && k <= hi; k++)
+		fprintf(f, "%s{\"low\":%" PRIu64 ",\"high\":%" PRIu64
+			",\"count\":%" PRIu64 "}", k == lo ? "" : ",",
+			hist_slot_low((unsigned)k), hist_slot_high((unsigned)k),
+			h->slot[k]);
+	fputs("]}", f);
+}
+
+static void print_json(FILE *f, struct report *r)
+{
+	const struct an_counts *c = r->counts;
+	const struct an_incomplete *inc = r->inc;
+	struct groups *gs = r->groups;
+	struct group empty;
+	unsigned i;
+
+	groups_sort(gs);
+	fputs("{\"command\":", f);
+	json_str(f, r->command, 32);
+	fputs(",\"backend\":", f);
+	json_str(f, r->backend, 32);
+	fputs(",\"clock\":", f);
+	json_str(f, r->clock, 32);
+	fputs(",\"unit\":", f);
+	json_str(f, r->unit, 16);
+	fprintf(f, ",\"key\":%s%s%s", key_name(r->key) ? "\"" : "",
+		key_name(r->key) ? key_name(r->key) : "null",
+		key_name(r->key) ? "\"" : "");
+	fprintf(f, ",\"window\":{\"duration_s\":%.6f,\"interval\":%u,\"final\":%s,"
+		"\"end_time\":%lld,\"stopped_by\":",
+		r->duration_s, r->interval, r->final ? "true" : "false",
+		(long long)r->wall);
+	if (r->stopped_by)
+		json_str(f, r->stopped_by, 16);
+	else
+		fputs("null", f);
+	fputs("},\"events\":{", f);
+	for (i = SEV_SWITCH; i < SEV_NTYPES; i++)
+		fprintf(f, "\"%s\":%" PRIu64 ",", sched_ev_name(i), c->events[i]);
+	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
+	for (i = 0; i < r->ncpu; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
+	fprintf(f, "]},\"partial\":%s", r->lost ? "true" : "false");
+	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
+		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
+		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
+		",\"tgid_unknown\":%" PRIu64 "},\"groups\":[",
+		inc->open_at_start, inc->open_at_end, inc->negative,
+		c->state_overflow, gs->overflow, c->tgid_unknown);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		memset(&empty, 0, sizeof(empty));
+		json_group(f, r, &empty);
+	}
+	for (i = 0; i < gs->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_group(f, r, gs->v[i]);
+	}
+	fputs("]}\n", f);
+}
+
+void report_print(FILE *f, enum out_format fmt, struct report *r)
+{
+	if (fmt == FMT_JSON)
+		print_json(f, r);
+	else
+		print_text(f, fmt, r);
+	fflush(f);
+}

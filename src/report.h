@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one output layer: everything a run produced, printed as BCC text,
+ * bpftrace text or JSON. Printing only; no state of its own.
+ */
+#ifndef OFFCPU_REPORT_H
+#define OFFCPU_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "analyzer.h"
+
+enum out_format {
+	FMT_BCC,
+	FMT_BPFTRACE,
+	FMT_JSON,
+};
+
+struct report {
+	const char *command;		/* "runq", "offcpu" */
+	const char *backend;		/* "ring", ... */
+	const char *clock;		/* trace clock used */
+	const char *unit;		/* "usecs" or "msecs" */
+	uint64_t unit_ns;		/* ns per unit */
+	enum an_key key;
+	double duration_s;		/* time tracing was on for this interval */
+	unsigned interval;		/* 1-based */
+	bool final;			/* last interval of the run */
+	bool timestamp;			/* -T */
+	time_t wall;			/* wall-clock time at the interval's end */
+	const char *stopped_by;		/* signal name when cut short, else NULL */
+	const struct an_counts *counts;
+	const struct an_incomplete *inc;
+	struct groups *groups;		/* sorted in place for printing */
+	uint64_t lost;			/* events lost, all CPUs */
+	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
+	unsigned ncpu;
+};
+
+/* Histogram rows only, in BCC's "usecs : count distribution" layout. */
+void out_hist_bcc(FILE *f, const struct hist *h, const char *unit);
+/* Histogram rows only, in bpftrace's hist() layout (no @name line). */
+void out_hist_bpftrace(FILE *f, const struct hist *h);
+/* Summary line printed under every text histogram. */
+void out_hist_summary(FILE *f, const struct hist *h, const char *unit,
+		      uint64_t unit_ns);
+
+void report_print(FILE *f, enum out_format fmt, struct report *r);
+
+/* JSON string literal of at most @max bytes of @s (stops at NUL). */
+void json_str(FILE *f, const char *s, size_t max);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Bounded per-thread state: tid -> pending interval starts. Open addressing
+ * with linear probing and backward-shift deletion; the capacity is fixed at
+ * creation so memory never grows with the window.
+ */
+#ifndef OFFCPU_TASKTAB_H
+#define OFFCPU_TASKTAB_H
+
+#include <stdint.h>
+
+#define TASK_RUNQ	0x1	/* runq_ts is a pending run-queue start */
+#define TASK_OFF	0x2	/* off_ts is a pending off-CPU start */
+
+struct task {
+	int32_t tid;		/* 0 = empty slot (pid 0 is never stored) */
+	uint32_t flags;
+	uint64_t runq_ts;
+	uint64_t off_ts;
+	int64_t off_state;	/* prev_state at the switch-out */
+	uint32_t stack_id;	/* stack at the switch-out, 0 = none */
+	uint32_t pad;
+	char comm[16];		/* comm when the pending start was set */
+};
+
+struct tasktab {
+	struct task *slot;
+	uint32_t mask;		/* number of slots - 1 */
+	uint32_t used;
+	uint32_t cap;		/* max entries (--max-tasks) */
+};
+
+/* Returns 0 or -ENOMEM. */
+int tasktab_init(struct tasktab *t, uint32_t max_tasks);
+void tasktab_fini(struct tasktab *t);
+struct task *tasktab_find(struct tasktab *t, int32_t tid);
+/* Find or insert; NULL when the table is at its cap. */
+struct task *tasktab_get(struct tasktab *t, int32_t tid);
+void tasktab_del(struct tasktab *t, struct task *e);
+
+#endif

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The analyzer's state machine on synthetic event sequences. */
+#include <check.h>
+#include <string.h>
+
+#include "analyzer.h"
+
+#define S_SLEEP 0x1
+#define S_DISK 0x2
+#define S_DEAD 0x10
+#define PREEMPT 0x100
+
+static struct analyzer an;
+
+static struct an_cfg base_cfg(unsigned modes)
+{
+	struct an_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.modes = modes;
+	c.unit_ns = 1;		/* values in the histogram = ns deltas */
+	c.pid = c.tid = -1;
+	c.off_state_all = true;
+	c.off_max_ns = UINT64_MAX;
+	c.max_tasks = 64;
+	c.max_groups = 16;
+	c.states.preempt_mask = PREEMPT;
+	c.states.nletters = 4;
+	c.states.letter[0].bit = S_SLEEP;
+	c.states.letter[0].letter = 'S';
+	c.states.letter[1].bit = S_DISK;
+	c.states.letter[1].letter = 'D';
+	c.states.letter[2].bit = S_DEAD;
+	c.states.letter[2].letter = 'X';
+	c.states.letter[3].bit = 0x20;
+	c.states.letter[3].letter = 'Z';
+	return c;
+}
+
+static void init(const struct an_cfg *c)
+{
+	ck_assert_int_eq(analyzer_init(&an, c), 0);
+}
+
+static void wakeup(uint64_t ts, int cpu, int pid, bool new_task)
+{
+	struct sched_event e = { .ts = ts, .cpu = cpu, .pid = pid, .comm = "task",
+				 .type = new_task ? SEV_WAKEUP_NEW : SEV_WAKEUP };
+
+	analyzer_feed(&an, &e);
+}
+
+static void sw_named(uint64_t ts, int cpu, int prev, int64_t state, int next,
+		     const char *prev_comm, const char *next_comm)
+{
+	char pc[COMM_LEN] = "", nc[COMM_LEN] = "";
+	struct sched_event e = { .ts = ts, .cpu = cpu, .type = SEV_SWITCH,
+				 .pid = prev, .prev_state = state, .next_pid = next,
+				 .comm = pc, .next_comm = nc };
+
+	strncpy(pc, prev_comm, COMM_LEN - 1);
+	strncpy(nc, next_comm, COMM_LEN - 1);
+	analyzer_feed(&an, &e);
+}
+
+static void sw(uint64_t ts, int cpu, int prev, int64_t state, int next)
+{
+	sw_named(ts, cpu, prev, state, next, "task", "task");
+}
+
+static const struct hist *only_hist(struct an_mode_state *m)
+{
+	ck_assert_uint_eq(m->groups.n, 1);
+	return &m->groups.v[0]->h;
+}
+
+START_TEST(test_wakeup_to_run)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	const struct hist *h;
+
+	init(&c);
+	wakeup(100, 0, 7, false);
+	sw(130, 0, 0, 0, 7);		/* idle -> 7: waited 30 */
+	h = only_hist(&an.runq);
+	ck_assert_uint_eq(h->count, 1);
+	ck_assert_uint_eq(h->sum_ns, 30);
+	ck_assert_uint_eq(an.counts.events[SEV_WAKEUP], 1);
+	ck_assert_uint_eq(an.counts.events[SEV_SWITCH], 1);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_preempted)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	const struct hist *h;
+
+	init(&c);
+	/* 7 preempted in kernel (R+) by 8, then 8 blocks and 7 runs again */
+	wakeup(10, 0, 8, false);
+	sw(20, 0, 7, PREEMPT, 8);
+	sw(50, 0, 8, S_SLEEP, 7);
+	/* 7 preempted in user space (state 0) by 9 */
+	wakeup(60, 0, 9, false);
+	sw(70, 0, 7, 0, 9);
+	sw(75, 0, 9, S_SLEEP, 7);
+	h = only_hist(&an.runq);
+	ck_assert_uint_eq(h->count, 4);		/* 8: 10, 7: 30, 9: 10, 7: 5 */
+	ck_assert_uint_eq(h->sum_ns, 10 + 30 + 10 + 5);
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_wakeup_while_running)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	const struct hist *h;
+
+	init(&c);
+	wakeup(1, 0, 7, false);
+	sw(2, 0, 0, 0, 7);		/* 7 runs: 1 */
+	wakeup(10, 1, 7, false);	/* woken while still on the CPU */
+	sw(20, 0, 7, S_SLEEP, 0);	/* then blocks: the start was stale */
+	wakeup(30, 1, 7, false);
+	sw(35, 0, 0, 0, 7);		/* waited 5, not 25 */
+	h = only_hist(&an.runq);
+	ck_assert_uint_eq(h->count, 2);
+	ck_assert_uint_eq(h->sum_ns, 1 + 5);
+	ck_assert_uint_eq(h->max, 5);
+	/* last start wins when woken twice before running */
+	wakeup(40, 0, 7, false);
+	sw(41, 0, 7, S_SLEEP, 0);
+	wakeup(50, 0, 7, false);
+	wakeup(60, 0, 7, false);
+	sw(61, 0, 0, 0, 7);
+	ck_assert_uint_eq(h->count, 3);
+	ck_assert_uint_eq(h->sum_ns, 1 + 5 + 1);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_wakeup_new_and_idle)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	const struct hist *h;
+
+	init(&c);
+	wakeup(100, 0, 0, false);	/* pid 0 is idle: never tracked */
+	sw(110, 0, 0, 0, 0);
+	ck_assert_uint_eq(an.tasks.used, 0);
+	wakeup(200, 1, 42, true);	/* wakeup_new */
+	sw(260, 1, 0, 0, 42);
+	h = only_hist(&an.runq);
+	ck_assert_uint_eq(h->count, 1);
+	ck_assert_uint_eq(h->sum_ns, 60);
+	sw(300, 1, 42, 0, 0);		/* 42 preempted by idle?: runnable */
+	ck_assert_uint_eq(an.tasks.used, 1);
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 0);
+	analyzer_finish(&an);
+	ck_assert_uint_eq(an.runq.inc.open_at_end, 1);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_migration_per_cpu)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	c.key = KEY_CPU;
+	init(&c);
+	wakeup(100, 0, 7, false);	/* woken from CPU 0 */
+	sw(150, 1, 0, 0, 7);		/* runs on CPU 1 */
+	wakeup(200, 1, 8, false);
+	sw(210, 0, 0, 0, 8);
+	ck_assert_uint_eq(an.runq.groups.n, 2);
+	groups_sort(&an.runq.groups);
+	ck_assert_int_eq(an.runq.groups.v[0]->id, 0);
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.sum_ns, 10);
+	ck_assert_int_eq(an.runq.groups.v[1]->id, 1);
+	ck_assert_uint_eq(an.runq.groups.v[1]->h.sum_ns, 50);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_window_edges)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ | AN_OFFCPU);
+
+	init(&c);
+	sw(10, 0, 0, 0, 7);		/* 7's wakeup was before the window */
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 1);
+	ck_assert_uint_eq(an.off.inc.open_at_start, 1);
+	ck_assert_uint_eq(an.runq.groups.n, 0);
+	sw(20, 0, 7, S_SLEEP, 0);	/* blocks, never woken in the window */
+	wakeup(30, 0, 9, false);	/* woken, never runs in the window */
+	analyzer_finish(&an);
+	ck_assert_uint_eq(an.runq.inc.open_at_end, 1);
+	ck_assert_uint_eq(an.off.inc.open_at_end, 1);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_negative_and_late)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	init(&c);
+	wakeup(100, 0, 7, false);
+	sw(90, 1, 0, 0, 7);		/* earlier than its start */
+	ck_assert_uint_eq(an.runq.inc.negative, 1);
+	ck_assert_uint_eq(an.counts.late, 1);
+	ck_assert_uint_eq(an.runq.groups.n, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_state_overflow)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	c.max_tasks = 2;
+	init(&c);
+	wakeup(1, 0, 7, false);
+	wakeup(2, 0, 8, false);
+	wakeup(3, 0, 9, false);		/* no room */
+	ck_assert_uint_eq(an.counts.state_overflow, 1);
+	sw(10, 0, 0, 0, 7);		/* frees a slot */
+	wakeup(11, 0, 9, false);
+	ck_assert_uint_eq(an.counts.state_overflow, 1);
+	sw(12, 0, 7, S_SLEEP, 9);
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 2);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_offcpu)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	const struct hist *h;
+
+	init(&c);
+	sw(10, 0, 7, S_SLEEP, 0);
+	sw(40, 1, 0, 0, 7);		/* off 30 */
+	sw(50, 1, 7, PREEMPT, 8);	/* preempted: counted by default */
+	sw(55, 1, 8, S_DEAD, 7);	/* 8 exits: never tracked */
+	h = only_hist(&an.off);
+	ck_assert_uint_eq(h->count, 2);
+	ck_assert_uint_eq(h->sum_ns, 35);
+	ck_assert_ptr_null(tasktab_find(&an.tasks, 8));
+	analyzer_fini(&an);
+
+	/* --state D and --min/--max */
+	c = base_cfg(AN_OFFCPU);
+	c.off_state_all = false;
+	c.off_state_bits = S_DISK;
+	c.off_min_ns = 10;
+	c.off_max_ns = 100;
+	init(&c);
+	sw(10, 0, 7, S_SLEEP, 0);
+	sw(40, 0, 0, 0, 7);		/* S: filtered out */
+	sw(50, 0, 7, S_DISK, 0);
+	sw(55, 0, 0, 0, 7);		/* D but 5 < min */
+	sw(60, 0, 7, S_DISK, 0);
+	sw(80, 0, 0, 0, 7);		/* D, 20: counted */
+	sw(90, 0, 7, S_DISK, 0);
+	sw(290, 0, 0, 0, 7);		/* D but 200 > max */
+	sw(300, 0, 7, PREEMPT, 0);
+	sw(320, 0, 0, 0, 7);		/* R not asked for */
+	h = only_hist(&an.off);
+	ck_assert_uint_eq(h->count, 1);
+	ck_assert_uint_eq(h->sum_ns, 20);
+	/* unwanted states end quietly: they are not window edges */
+	ck_assert_uint_eq(an.off.inc.open_at_start, 0);
+	sw(400, 0, 7, S_SLEEP, 0);
+	analyzer_finish(&an);
+	ck_assert_uint_eq(an.off.inc.open_at_end, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
+static int32_t fake_tgid(int32_t tid, void *arg)
+{
+	(void)arg;
+	return tid >= 100 ? 100 : tid == 50 ? -1 : tid;
+}
+
+START_TEST(test_filters_and_keys)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	/* -p 100: threads 100 and 101 belong to it, 7 does not */
+	c.pid = 100;
+	c.key = KEY_TID;
+	c.tgid_of = fake_tgid;
+	init(&c);
+	wakeup(1, 0, 101, false);
+	wakeup(2, 0, 7, false);
+	sw(5, 0, 0, 0, 101);
+	sw(6, 1, 0, 0, 7);
+	ck_assert_uint_eq(an.runq.groups.n, 1);
+	ck_assert_int_eq(an.runq.groups.v[0]->id, 101);
+	ck_assert_str_eq(an.runq.groups.v[0]->comm, "task");
+	analyzer_fini(&an);
+
+	/* -P: keyed by process; a gone process falls back to its tid */
+	c = base_cfg(AN_RUNQ);
+	c.key = KEY_PID;
+	c.tgid_of = fake_tgid;
+	init(&c);
+	wakeup(1, 0, 101, false);
+	wakeup(1, 0, 102, false);
+	wakeup(1, 0, 50, false);
+	sw_named(5, 0, 0, 0, 101, "swapper", "worker");
+	sw_named(6, 0, 101, S_SLEEP, 102, "worker", "worker2");
+	sw_named(7, 0, 102, S_SLEEP, 50, "worker2", "gone");
+	groups_sort(&an.runq.groups);
+	ck_assert_uint_eq(an.runq.groups.n, 2);
+	ck_assert_int_eq(an.runq.groups.v[0]->id, 50);
+	ck_assert_int_eq(an.runq.groups.v[1]->id, 100);
+	ck_assert_uint_eq(an.runq.groups.v[1]->h.count, 2);
+	ck_assert_uint_eq(an.counts.tgid_unknown, 1);
+	analyzer_fini(&an);
+
+	/* -c COMM and -t TID */
+	c = base_cfg(AN_RUNQ);
+	strcpy(c.comm, "make");
+	init(&c);
+	wakeup(1, 0, 7, false);
+	wakeup(1, 0, 8, false);
+	sw_named(5, 0, 0, 0, 7, "swapper", "make");
+	sw_named(6, 0, 7, S_SLEEP, 8, "make", "cc1");
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);
+	analyzer_fini(&an);
+
+	c = base_cfg(AN_RUNQ);
+	c.tid = 8;
+	init(&c);
+	wakeup(1, 0, 7, false);
+	wakeup(1, 0, 8, false);
+	sw(5, 0, 0, 0, 7);
+	sw(6, 0, 7, S_SLEEP, 8);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 5);
+	analyzer_finish(&an);
+	ck_assert_uint_eq(an.runq.inc.open_at_end, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_intervals_and_groups_cap)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	int i;
+
+	c.key = KEY_TID;
+	c.max_groups = 2;
+	init(&c);
+	for (i = 1; i <= 4; i++) {
+		wakeup((uint64_t)i * 10, 0, i, false);
+		sw((uint64_t)i * 10 + 1, 0, 0, 0, i);
+	}
+	/* two groups, the rest in (other) */
+	ck_assert_uint_eq(an.runq.groups.n, 3);
+	ck_assert_uint_eq(an.runq.groups.overflow, 2);
+	groups_sort(&an.runq.groups);
+	ck_assert(an.runq.groups.v[2]->id == GROUP_OTHER);
+	ck_assert_uint_eq(an.runq.groups.v[2]->h.count, 2);
+	/* a start pending across an interval boundary ends in the next one */
+	wakeup(100, 0, 1, false);
+	analyzer_next_interval(&an);
+	ck_assert_uint_eq(an.runq.groups.n, 0);
+	sw(130, 0, 0, 0, 1);
+	ck_assert_uint_eq(an.runq.groups.n, 1);
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.sum_ns, 30);
+	analyzer_fini(&an);
+}
+END_TEST
+
+START_TEST(test_tasktab)
+{
+	struct tasktab t;
+	int i;
+
+	/* churn through deletions: probe chains must stay intact */
+	ck_assert_int_eq(tasktab_init(&t, 1000), 0);
+	for (i = 1; i <= 1000; i++)
+		ck_assert_ptr_nonnull(tasktab_get(&t, i * 7));
+	ck_assert_ptr_null(tasktab_get(&t, 99999));
+	for (i = 1; i <= 1000; i += 2)
+		tasktab_del(&t, tasktab_find(&t, i * 7));
+	for (i = 1; i <= 1000; i++) {
+		if (i % 2)
+			ck_assert_ptr_null(tasktab_find(&t, i * 7));
+		else
+			ck_assert_ptr_nonnull(tasktab_find(&t, i * 7));
+	}
+	ck_assert_uint_eq(t.used, 500);
+	tasktab_fini(&t);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("analyzer");
+	TCase *tc = tcase_create("analyzer");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_wakeup_to_run);
+	tcase_add_test(tc, test_preempted);
+	tcase_add_test(tc, test_wakeup_while_running);
+	tcase_add_test(tc, test_wakeup_new_and_idle);
+	tcase_add_test(tc, test_migration_per_cpu);
+	tcase_add_test(tc, test_window_edges);
+	tcase_add_test(tc, test_negative_and_late);
+	tcase_add_test(tc, test_state_overflow);
+	tcase_add_test(tc, test_offcpu);
+	tcase_add_test(tc, test_filters_and_keys);
+	tcase_add_test(tc, test_intervals_and_groups_cap);
+	tcase_add_test(tc, test_tasktab);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

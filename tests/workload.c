@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Workloads with known scheduling behaviour for the live tests.
+ *
+ *   workload runq CPU NSPIN SPIN_MS
+ *     NSPIN threads spin SPIN_MS ms each, plus one thread that sleeps 1 ms
+ *     in a loop, all pinned to CPU. When done each thread blocks; the main
+ *     thread then reads every thread's /proc schedstat (run_delay, pcount:
+ *     the kernel's own run-queue accounting) and prints them as JSON.
+ *   workload sleep N MS
+ *     one thread sleeps MS ms N times, then blocks; prints its tid.
+ *   workload pipe MS
+ *     one thread blocks MS ms reading a pipe nobody writes, then blocks.
+ *
+ * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
+ * do after their measurement lands in the tracer's window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+
+static int cpu = -1;
+static long spin_ms, sleep_ms, sleep_n;
+static atomic_int spinners_left;
+static atomic_int parked;
+static pthread_mutex_t park_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;	/* never signalled */
+static pthread_cond_t main_cv = PTHREAD_COND_INITIALIZER;
+static pid_t tids[MAX_THREADS];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void pin(void)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("workload: sched_setaffinity");
+		exit(1);
+	}
+}
+
+/* Block until the process is told to exit (never in the window). */
+static void park(void)
+{
+	pthread_mutex_lock(&park_mu);
+	parked++;
+	/* wake only main: a parked thread that ran again would add events */
+	pthread_cond_signal(&main_cv);
+	for (;;)
+		pthread_cond_wait(&park_cv, &park_mu);
+}
+
+static void *spinner(void *arg)
+{
+	uint64_t end;
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	pin();
+	end = now_ns() + (uint64_t)spin_ms * 1000000ULL;
+	while (now_ns() < end)
+		;
+	spinners_left--;
+	park();
+	return NULL;
+}
+
+static void *sleeper(void *arg)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	pin();
+	while (spinners_left > 0)
+		nanosleep(&ts, NULL);
+	park();
+	return NULL;
+}
+
+static void *timed_sleeper(void *arg)
+{
+	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
+	long i;
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	for (i = 0; i < sleep_n; i++)
+		nanosleep(&ts, NULL);
+	park();
+	return NULL;
+}
+
+static int pipe_fds[2];
+
+void blocked_in_pipe_read(void);
+/* The function name live tests look for in user stacks. */
+__attribute__((noinline)) void blocked_in_pipe_read(void)
+{
+	char c;
+	ssize_t n = read(pipe_fds[0], &c, 1);
+
+	(void)n;
+}
+
+static void *pipe_reader(void *arg)
+{
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	blocked_in_pipe_read();
+	park();
+	return NULL;
+}
+
+static void wait_parked(int n)
+{
+	pthread_mutex_lock(&park_mu);
+	while (parked < n)
+		pthread_cond_wait(&main_cv, &park_mu);
+	pthread_mutex_unlock(&park_mu);
+}
+
+static void wait_exit_signal(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+	exit(0);
+}
+
+static long arg_long(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < 0) {
+		fprintf(stderr, "workload: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t th[MAX_THREADS];
+	sigset_t set;
+	long i, n = 0;
+
+	/* signals are taken by sigwait() in main only */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	if (argc == 5 && !strcmp(argv[1], "runq")) {
+		cpu = (int)arg_long(argv[2]);
+		n = arg_long(argv[3]);
+		spin_ms = arg_long(argv[4]);
+		if (n < 1 || n + 1 > MAX_THREADS)
+			return 2;
+		spinners_left = (int)n;
+		for (i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, spinner, (void *)i);
+		pthread_create(&th[n], NULL, sleeper, (void *)n);
+		n++;
+	} else if (argc == 4 && !strcmp(argv[1], "sleep")) {
+		sleep_n = arg_long(argv[2]);
+		sleep_ms = arg_long(argv[3]);
+		pthread_create(&th[0], NULL, timed_sleeper, (void *)0);
+		n = 1;
+	} else if (argc == 3 && !strcmp(argv[1], "pipe")) {
+		if (pipe(pipe_fds))
+			return 1;
+		sleep_ms = arg_long(argv[2]);
+		pthread_create(&th[0], NULL, pipe_reader, (void *)0);
+		n = 1;
+		/* let the reader block, then wake it by writing after MS ms */
+		{
+			struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+			if (write(pipe_fds[1], "x", 1) != 1)
+				return 1;
+		}
+	} else {
+		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS | pipe MS\n");
+		return 2;
+	}
+	wait_parked((int)n);
+	/* every thread is blocked now: its schedstat is final */
+	printf("{\"pid\":%d,\"threads\":[", (int)getpid());
+	for (i = 0; i < n; i++) {
+		char path[96];
+		unsigned long long run = 0, delay = 0, pcount = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tids[i]);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%llu %llu %llu", &run, &delay, &pcount) != 3)
+				delay = pcount = 0;
+			fclose(f);
+		}
+		printf("%s{\"tid\":%d,\"run_ns\":%llu,\"run_delay_ns\":%llu,\"pcount\":%llu}",
+		       i ? "," : "", tids[i], run, delay, pcount);
+	}
+	printf("]}\n");
+	fflush(stdout);
+	wait_exit_signal();
+	return 0;
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+
+#include "decode.h"
+
+static inline int64_t get_int(const uint8_t *p, const struct field_loc *f)
+{
+	switch (f->size) {
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p + f->off, 4);
+		return f->is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+	}
+	case 8: {
+		uint64_t v;
+
+		memcpy(&v, p + f->off, 8);
+		return (int64_t)v;
+	}
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p + f->off, 2);
+		return f->is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+	}
+	case 1:
+		return f->is_signed ? (int64_t)(int8_t)p[f->off] : (int64_t)p[f->off];
+	default:
+		return 0;
+	}
+}
+
+unsigned decode_record(const struct sched_layout *l, const void *data,
+		       uint32_t size, uint64_t ts, int32_t cpu,
+		       struct sched_event *ev)
+{
+	const uint8_t *p = data;
+	uint16_t id;
+	unsigned t;
+
+	if (size < 2)
+		return 0;
+	memcpy(&id, p + l->common_type.off, 2);
+	for (t = SEV_SWITCH; t < SEV_NTYPES; t++)
+		if (l->id[t] == id)
+			break;
+	if (t == SEV_NTYPES || size < l->min_size[t])
+		return 0;
+	ev->ts = ts;
+	ev->cpu = cpu;
+	ev->type = (uint8_t)t;
+	ev->pid = (int32_t)get_int(p, &l->pid[t]);
+	ev->comm = (const char *)p + l->comm[t].off;
+	ev->stack = NULL;
+	ev->stack_depth = 0;
+	if (t == SEV_SWITCH) {
+		ev->next_pid = (int32_t)get_int(p, &l->next_pid);
+		ev->next_comm = (const char *)p + l->next_comm.off;
+		ev->prev_state = get_int(p, &l->prev_state);
+	} else {
+		ev->next_pid = 0;
+		ev->next_comm = NULL;
+		ev->prev_state = 0;
+	}
+	return t;
+}
+
+int page_cursor_init(struct page_cursor *c, const struct sched_layout *l)
+{
+	memset(c, 0, sizeof(*c));
+	c->kb = tep_kbuffer(l->tep);
+	return c->kb ? 0 : -ENOMEM;
+}
+
+void page_cursor_fini(struct page_cursor *c)
+{
+	if (c->kb)
+		kbuffer_free(c->kb);
+	c->kb = NULL;
+}
+
+/* commit word flags in the page header (kernel ring_buffer.c) */
+#define RB_MISSED_EVENTS (1UL << 31)
+#define RB_MISSED_STORED (1UL << 30)
+#define RB_MISSED_MASK (RB_MISSED_EVENTS | RB_MISSED_STORED)
+
+int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
+		     void *page, size_t len)
+{
+	uint64_t commit = 0;
+	int missed;
+
+	c->rec = NULL;
+	/* kbuffer trusts the header: check it against what was read */
+	if (!l->page_data_off || len < l->page_data_off)
+		return -EINVAL;
+	memcpy(&commit, (uint8_t *)page + l->page_commit_off, l->page_commit_size);
+	commit &= ~(uint64_t)RB_MISSED_MASK;
+	if (commit > len - l->page_data_off)
+		return -EINVAL;
+	if (kbuffer_load_subbuffer(c->kb, page) < 0)
+		return -EINVAL;
+	missed = kbuffer_missed_events(c->kb);
+	c->rec = kbuffer_read_event(c->kb, (unsigned long long *)&c->ts);
+	return missed;
+}
+
+void page_cursor_next(struct page_cursor *c)
+{
+	c->rec = kbuffer_next_event(c->kb, (unsigned long long *)&c->ts);
+}
+
+uint32_t page_cursor_size(const struct page_cursor *c)
+{
+	int n = kbuffer_event_size(c->kb);
+
+	return n > 0 ? (uint32_t)n : 0;
+}

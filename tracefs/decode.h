@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Raw ring-buffer pages -> sched events. A page is walked with
+ * libtraceevent's kbuffer; each record is decoded by the offsets in
+ * struct sched_layout, without allocation or name lookups.
+ */
+#ifndef OFFCPU_DECODE_H
+#define OFFCPU_DECODE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "event.h"
+#include "fmt.h"
+
+struct kbuffer;
+
+/*
+ * Decode one record of @size bytes. Returns its enum sched_ev_type, or 0
+ * when the record is not one of ours (another event id, or too short).
+ */
+unsigned decode_record(const struct sched_layout *l, const void *data,
+		       uint32_t size, uint64_t ts, int32_t cpu,
+		       struct sched_event *ev);
+
+/* One page being walked. */
+struct page_cursor {
+	struct kbuffer *kb;
+	void *rec;		/* current record, NULL when exhausted */
+	uint64_t ts;		/* its timestamp */
+};
+
+/* Returns 0 or a negative errno. */
+int page_cursor_init(struct page_cursor *c, const struct sched_layout *l);
+void page_cursor_fini(struct page_cursor *c);
+/*
+ * Load a page of @len bytes (validated against the header first). Returns
+ * the events the kernel reports missing before it (0 none, -1 unknown
+ * count), or -EINVAL for a malformed page.
+ */
+int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
+		     void *page, size_t len);
+/* Advance to the next record; c->rec NULL at the end of the page. */
+void page_cursor_next(struct page_cursor *c);
+/* Size of the current record's payload. */
+uint32_t page_cursor_size(const struct page_cursor *c);
+
+#endif

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "probe.h"
+#include "tfs.h"
+
+void tfs_caps_from_readme(const char *r, struct tfs_caps *c)
+{
+	c->hist = strstr(r, "hist trigger") != NULL;
+	c->synth = strstr(r, "synthetic_events") != NULL;
+	/* the example line gained "long[] stack" when stacks became fields */
+	c->synth_stack = c->synth && strstr(r, "long[] stack") != NULL;
+	c->buckets = strstr(r, ".buckets") != NULL;
+	c->stacktrace_trigger = strstr(r, "\t\t    stacktrace") != NULL ||
+				strstr(r, "\t\t      stacktrace") != NULL;
+	if (strstr(r, "'common_stacktrace'"))
+		c->stack_key = "common_stacktrace";
+	else if (c->hist && strstr(r, "'stacktrace'"))
+		c->stack_key = "stacktrace";
+	else
+		c->stack_key = NULL;
+}
+
+/* Is @name one of the clocks in trace_clock's "[local] global mono ..."? */
+static bool clock_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (*p) {
+		size_t len;
+
+		while (*p == ' ' || *p == '[')
+			p++;
+		len = strcspn(p, " ]");
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len;
+		while (*p == ']')
+			p++;
+	}
+	return false;
+}
+
+void tfs_caps_probe(const char *override, struct tfs_caps *c)
+{
+	static const char *const evs[SEV_NTYPES] = {
+		[SEV_SWITCH] = "sched_switch",
+		[SEV_WAKEUP] = "sched_wakeup",
+		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
+	};
+	char path[PATH_MAX + 64];
+	char *text;
+	unsigned i;
+
+	memset(c, 0, sizeof(*c));
+	if (tfs_find(override, c->dir, sizeof(c->dir), c->why, sizeof(c->why)))
+		return;
+	c->found = true;
+	c->writable = tfs_writable(c->dir);
+	if (!c->writable)
+		snprintf(c->why, sizeof(c->why), geteuid() ? "not root" : "mounted read-only");
+	snprintf(path, sizeof(path), "%s/trace_clock", c->dir);
+	text = fmt_read_file(path, NULL);
+	if (text) {
+		char *nl = strchr(text, '\n');
+
+		if (nl)
+			*nl = '\0';
+		snprintf(c->clocks, sizeof(c->clocks), "%s", text);
+		c->clock_mono = clock_listed(text, "mono");
+		c->clock_global = clock_listed(text, "global");
+		free(text);
+	}
+	snprintf(path, sizeof(path), "%s/README", c->dir);
+	text = fmt_read_file(path, NULL);
+	if (text) {
+		tfs_caps_from_readme(text, c);
+		free(text);
+	}
+	for (i = SEV_SWITCH; i < SEV_NTYPES; i++) {
+		snprintf(path, sizeof(path), "%s/events/sched/%s/format", c->dir, evs[i]);
+		c->ev[i] = access(path, R_OK) == 0;
+		if (i == SEV_SWITCH && c->ev[i] && (text = fmt_read_file(path, NULL))) {
+			struct sched_states st;
+
+			if (fmt_parse_states(text, &st, &c->preempt_from_fmt) == 0)
+				c->preempt_mask = st.preempt_mask;
+			free(text);
+		}
+	}
+}
+
+/* Our instance names: offcpu-ftrace.<pid> or offcpu-ftrace.<pid>.<n> */
+static int owner_pid(const char *name)
+{
+	const char *p = name + strlen(TFS_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(name, TFS_PREFIX ".", strlen(TFS_PREFIX) + 1))
+		return -1;
+	pid = strtol(p + 1, &end, 10);
+	if (end == p + 1 || pid <= 0 || pid > 4194304)
+		return -1;
+	if (*end == '.') {
+		const char *q = end + 1;
+
+		strtol(q, &end, 10);
+		if (end == q)
+			return -1;
+	}
+	return *end ? -1 : (int)pid;
+}
+
+static bool owner_alive(int pid)
+{
+	char path[64], comm[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	/* a recycled pid running something else does not own the instance */
+	return n > 0 && !strncmp(comm, "offcpu-ftrace", 13);
+}
+
+int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, void *arg),
+			void *arg)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int pid = owner_pid(de->d_name);
+
+		if (pid < 0 || owner_alive(pid))
+			continue;
+		n++;
+		if (fn)
+			fn(de->d_name, pid, arg);
+	}
+	closedir(d);
+	return n;
+}
+
+static void write_quiet(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, v, strlen(v)) < 0) {
+			/* best effort: rmdir below reports what matters */
+		}
+		close(fd);
+	}
+}
+
+int tfs_remove_stale(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int tries;
+
+	snprintf(path, sizeof(path), "%s/instances/%s/tracing_on", dir, name);
+	write_quiet(path, "0");
+	snprintf(path, sizeof(path), "%s/instances/%s/events/enable", dir, name);
+	write_quiet(path, "0");
+	snprintf(path, sizeof(path), "%s/instances/%s", dir, name);
+	for (tries = 0; tries < 100; tries++) {
+		if (rmdir(path) == 0)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		nanosleep(&ts, NULL);
+	}
+	return -EBUSY;
+}

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The ring backend: sched events recorded in a private tracefs instance,
+ * read as raw per-CPU pages on a timer (and a buffer watermark), decoded
+ * with libtraceevent and merged across CPUs in timestamp order.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "backend.h"
+#include "decode.h"
+#include "fmt.h"
+#include "tfs.h"
+#include "timeutil.h"
+
+/*
+ * Events reserved on one CPU become visible at commit; a record whose
+ * timestamp is older than this behind the newest one is assumed committed.
+ */
+#define ORDER_SLACK_NS (1000 * 1000ULL)
+/* buffer fill that wakes the reader before its timer (buffer_percent) */
+#define WATERMARK_PERCENT "50"
+
+struct ring_cpu {
+	int cpu;
+	struct tracefs_cpu *tc;
+	int fd;
+	void **q;		/* pages read, not yet consumed (a ring) */
+	unsigned qhead, qlen, qcap;
+	struct page_cursor cur;	/* walking q[qhead] when loaded */
+	bool loaded;
+	bool got_data;		/* the last read cycle returned pages */
+	bool capped;		/* ... and stopped before the kernel ran dry */
+	uint64_t last_ts;	/* newest timestamp read (when needed) */
+	uint64_t missed;	/* reported by page headers */
+	uint64_t bad_pages;
+};
+
+struct backend {
+	struct tfs_undo_list undo;
+	struct tracefs_instance *inst;
+	char root[PATH_MAX];
+	struct sched_layout layout;
+	bool layout_ok;
+	struct ring_cpu *cpus;
+	unsigned ncpu;
+	struct pollfd *pfd;
+	void **pool;		/* free pages */
+	unsigned npool;
+	size_t page_size;
+	char clock[16];
+	bool mono;
+	int on_fd;		/* instance tracing_on */
+	unsigned *heap;		/* CPUs with a loaded record, min-heap on ts */
+	unsigned nheap;
+	struct page_cursor scratch;
+};
+
+static void *page_get(struct backend *b)
+{
+	if (b->npool)
+		return b->pool[--b->npool];
+	return malloc(b->page_size);
+}
+
+static void page_put(struct backend *b, void *p)
+{
+	/* the pool never holds more than every queue could */
+	b->pool[b->npool++] = p;
+}
+
+/* Message "<what>: <strerror(ret)>" into err; returns ret. */
+__attribute__((format(printf, 4, 5)))
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
+	return ret;
+}
+
+static int load_format(struct backend *b, const char *rel, bool required,
+		       char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	size_t len;
+	char *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/%s", b->root, rel);
+	text = fmt_read_file(path, &len);
+	if (!text) {
+		if (!required && errno == ENOENT)
+			return 0;
+		return errf(err, errlen, -errno, "cannot read %s", path);
+	}
+	if (!strcmp(rel, "header_page"))
+		ret = fmt_header_page(&b->layout, text, len);
+	else
+		ret = fmt_add_event(&b->layout, text, len);
+	free(text);
+	if (ret)
+		snprintf(err, errlen, "cannot parse %s", path);
+	return ret;
+}
+
+static int setup_layout(struct backend *b, char *err, size_t errlen)
+{
+	const char *missing;
+	int ret;
+
+	ret = fmt_init(&b->layout);
+	if (ret)
+		return errf(err, errlen, ret, "%s", "libtraceevent");
+	b->layout_ok = true;
+	if ((ret = load_format(b, "header_page", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)))
+		return ret;
+	ret = fmt_resolve(&b->layout, &missing);
+	if (ret)
+		snprintf(err, errlen, "unexpected format of %s on this kernel", missing);
+	return ret;
+}
+
+static int set_clock(struct backend *b, char *err, size_t errlen)
+{
+	/*
+	 * Never "local": it is not synchronized across CPUs, so a wakeup on
+	 * one CPU and the switch-in on another would give skewed deltas.
+	 */
+	static const char *const prefer[] = { "mono", "global" };
+	unsigned i;
+	int ret = -EINVAL;
+
+	for (i = 0; i < 2; i++) {
+		ret = tfs_inst_write(b->inst, "trace_clock", prefer[i]);
+		if (ret == 0) {
+			snprintf(b->clock, sizeof(b->clock), "%s", prefer[i]);
+			b->mono = i == 0;
+			return 0;
+		}
+	}
+	return errf(err, errlen, ret, "cannot set trace_clock to mono or global");
+}
+
+static int write_pids(struct backend *b, const struct trace_req *req)
+{
+	char *path = tracefs_instance_get_file(b->inst, "set_event_pid");
+	char num[16];
+	unsigned i;
+	int fd, ret = 0;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	tracefs_put_tracing_file(path);
+	if (fd < 0)
+		return -errno;
+	/* one pid per write: the kernel parses each write on its own */
+	for (i = 0; i < req->npids && !ret; i++) {
+		int n = snprintf(num, sizeof(num), "%d ", req->pids[i]);
+
+		if (write(fd, num, (size_t)n) != n)
+			ret = -errno;
+	}
+	close(fd);
+	if (!ret && req->follow_fork)
+		ret = tfs_inst_write(b->inst, "options/event-fork", "1");
+	return ret;
+}
+
+static int count_cpus(struct backend *b)
+{
+	char *dir = tracefs_instance_get_file(b->inst, "per_cpu");
+	struct dirent *de;
+	DIR *d;
+	int max = -1;
+
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	tracefs_put_tracing_file(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		int n;
+
+		if (sscanf(de->d_name, "cpu%d", &n) == 1 && n > max)
+			max = n;
+	}
+	closedir(d);
+	return max + 1;
+}
+
+static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t errlen)
+{
+	char file[64], val[32];
+	unsigned i, per_cpu_pages;
+	int n, ret;
+
+	n = count_cpus(b);
+	if (n <= 0)
+		return errf(err, errlen, n ? n : -ENOENT, "no per_cpu buffers in %s", b->root);
+	b->ncpu = (unsigned)n;
+	b->page_size = b->layout.page_size;
+	if (tfs_inst_read(b->inst, "buffer_subbuf_size_kb", val, sizeof(val)) == 0 &&
+	    atoi(val) > 0)
+		b->page_size = (size_t)atoi(val) * 1024;
+	/* hold at most one kernel buffer's worth of pages per CPU */
+	per_cpu_pages = (unsigned)((uint64_t)buffer_kb * 1024 / b->page_size);
+	if (per_cpu_pages < 16)
+		per_cpu_pages = 16;
+	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
+	b->pfd = calloc(b->ncpu, sizeof(*b->pfd));
+	b->heap = calloc(b->ncpu, sizeof(*b->heap));
+	b->pool = calloc((size_t)b->ncpu * per_cpu_pages, sizeof(*b->pool));
+	if (!b->cpus || !b->pfd || !b->heap || !b->pool)
+		return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
+	for (i = 0; i < b->ncpu; i++) {
+		struct ring_cpu *c = &b->cpus[i];
+		char *path;
+
+		c->cpu = (int)i;
+		c->fd = -1;
+		c->qcap = per_cpu_pages;
+		c->q = calloc(per_cpu_pages, sizeof(*c->q));
+		if (!c->q || page_cursor_init(&c->cur, &b->layout))
+			return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", i);
+		path = tracefs_instance_get_file(b->inst, file);
+		if (!path)
+			return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ret = -errno;
+		tracefs_put_tracing_file(path);
+		if (c->fd < 0) {
+			/* a possible but absent CPU has no buffer to read */
+			if (ret == -ENOENT || ret == -ENODEV)
+				continue;
+			return errf(err, errlen, ret, "cannot open %s",
+				    file);
+		}
+		c->tc = tracefs_cpu_alloc_fd(c->fd, (int)b->page_size, true);
+		if (!c->tc)
+			return errf(err, errlen, -ENOMEM, "%s", "tracefs_cpu");
+		b->pfd[i].fd = c->fd;
+		b->pfd[i].events = POLLIN;
+	}
+	return page_cursor_init(&b->scratch, &b->layout);
+}
+
+static int ring_open(struct backend **out, const struct trace_req *req,
+		     char *err, size_t errlen)
+{
+	static const char *const events[] = {
+		"events/sched/sched_switch/enable",
+		"events/sched/sched_wakeup/enable",
+		"events/sched/sched_wakeup_new/enable",
+	};
+	struct backend *b = calloc(1, sizeof(*b));
+	char val[32];
+	uint32_t kb;
+	unsigned i;
+	int ret;
+
+	*out = b;
+	if (!b)
+		return errf(err, errlen, -ENOMEM, "%s", "ring backend");
+	b->on_fd = -1;
+	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
+	if (ret)
+		return ret;
+	if (!tfs_writable(b->root)) {
+		if (geteuid() != 0)
+			snprintf(err, errlen, "cannot write tracefs at %s: run as root", b->root);
+		else
+			snprintf(err, errlen, "tracefs at %s is read-only: remount it "
+				 "read-write (mount -o remount,rw %s)", b->root, b->root);
+		return -EROFS;
+	}
+	ret = tfs_instance_new(&b->undo, b->root, &b->inst, err, errlen);
+	if (ret)
+		return ret;
+	/* a new instance starts with tracing on: off before anything else */
+	ret = tfs_inst_write(b->inst, "tracing_on", "0");
+	if (ret)
+		return errf(err, errlen, ret, "cannot turn off tracing in our instance");
+	ret = setup_layout(b, err, errlen);
+	if (ret)
+		return ret;
+	ret = set_clock(b, err, errlen);
+	if (ret)
+		return ret;
+	kb = req->buffer_kb;
+	if (!kb) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		/* 32 MiB across the CPUs, 1..8 MiB each */
+		kb = (uint32_t)(32768 / (n > 0 ? n : 1));
+		kb = kb < 1024 ? 1024 : kb > 8192 ? 8192 : kb;
+	}
+	snprintf(val, sizeof(val), "%u", kb);
+	ret = tfs_inst_write(b->inst, "buffer_size_kb", val);
+	if (ret)
+		return errf(err, errlen, ret, "cannot set buffer_size_kb=%s", val);
+	/* keep the oldest events when full: losses show in "dropped events" */
+	ret = tfs_inst_write(b->inst, "options/overwrite", "0");
+	if (ret)
+		return errf(err, errlen, ret, "cannot set options/overwrite");
+	/* optional: older kernels poll on any data */
+	tfs_inst_write(b->inst, "buffer_percent", WATERMARK_PERCENT);
+	if (req->npids) {
+		ret = write_pids(b, req);
+		if (ret)
+			return errf(err, errlen, ret, "cannot set set_event_pid");
+	}
+	for (i = 0; i < 3; i++) {
+		if (b->layout.id[SEV_SWITCH + i] < 0)
+			continue;	/* sched_wakeup_new missing on this kernel */
+		ret = tfs_inst_write(b->inst, events[i], "1");
+		if (ret)
+			return errf(err, errlen, ret, "cannot enable %s", events[i]);
+	}
+	ret = open_cpus(b, kb, err, errlen);
+	if (ret)
+		return ret;
+	{
+		char *path = tracefs_instance_get_file(b->inst, "tracing_on");
+
+		if (!path)
+			return errf(err, errlen, -ENOMEM, "%s", "tracing_on");
+		b->on_fd = open(path, O_WRONLY | O_CLOEXEC);
+		ret = -errno;
+		tracefs_put_tracing_file(path);
+		if (b->on_fd < 0)
+			return errf(err, errlen, ret, "cannot open tracing_on");
+	}
+	return 0;
+}
+
+static int set_on(struct backend *b, const char *v)
+{
+	return pwrite(b->on_fd, v, 1, 0) == 1 ? 0 : -errno;
+}
+
+static int ring_start(struct backend *b)
+{
+	return set_on(b, "1");
+}
+
+static int ring_stop(struct backend *b)
+{
+	return set_on(b, "0");
+}
+
+static int ring_wait(struct backend *b, int timeout_ms)
+{
+	int n = poll(b->pfd, b->ncpu, timeout_ms);
+
+	return n < 0 ? -errno : 0;
+}
+
+/* ---- merging the CPUs' queues in timestamp order ---- */
+
+static bool heap_less(struct backend *b, unsigned x, unsigned y)
+{
+	return b->cpus[b->heap[x]].cur.ts < b->cpus[b->heap[y]].cur.ts;
+}
+
+static void heap_swap(struct backend *b, unsigned x, unsigned y)
+{
+	unsigned t = b->heap[x];
+
+	b->heap[x] = b->heap[y];
+	b->heap[y] = t;
+}
+
+static void heap_down(struct backend *b, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < b->nheap && heap_less(b, l, m))
+			m = l;
+		if (r < b->nheap && heap_less(b, r, m))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(b, i, m);
+		i = m;
+	}
+}
+
+static void heap_up(struct backend *b, unsigned i)
+{
+	while (i && heap_less(b, i, (i - 1) / 2)) {
+		heap_swap(b, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* Load the CPU's next queued page that has a record; false when none. */
+static bool cpu_load(struct backend *b, struct ring_cpu *c)
+{
+	while (c->qlen) {
+		int missed = page_cursor_load(&c->cur, &b->layout, c->q[c->qhead],
+					      b->page_size);
+
+		if (missed == -EINVAL)
+			c->bad_pages++;
+		else if (missed)
+			c->missed += missed > 0 ? (uint64_t)missed : 1;
+		if (missed != -EINVAL && c->cur.rec) {
+			c->loaded = true;
+			return true;
+		}
+		page_put(b, c->q[c->qhead]);
+		c->qhead = (c->qhead + 1) % c->qcap;
+		c->qlen--;
+	}
+	c->loaded = false;
+	return false;
+}
+
+/* Timestamp of the last record of page @p. */
+static uint64_t page_last_ts(struct backend *b, void *p)
+{
+	uint64_t ts = 0;
+
+	if (page_cursor_load(&b->scratch, &b->layout, p, b->page_size) < 0 &&
+	    !b->scratch.rec)
+		return 0;
+	for (; b->scratch.rec; page_cursor_next(&b->scratch))
+		ts = b->scratch.ts;
+	return ts;
+}
+
+/* One read cycle: pull available pages from every CPU into its queue. */
+static int read_cycle(struct backend *b)
+{
+	unsigned i;
+
+	for (i = 0; i < b->ncpu; i++) {
+		struct ring_cpu *c = &b->cpus[i];
+		void *last = NULL;
+
+		c->got_data = false;
+		c->capped = false;
+		if (!c->tc)
+			continue;
+		while (c->qlen < c->qcap) {
+			void *p = page_get(b);
+			int n;
+
+			if (!p)
+				return -ENOMEM;
+			n = tracefs_cpu_read(c->tc, p, true);
+			if (n <= 0) {
+				page_put(b, p);
+				if (n < 0 && errno != EAGAIN && errno != EINTR)
+					return -errno;
+				break;
+			}
+			c->q[(c->qhead + c->qlen) % c->qcap] = p;
+			c->qlen++;
+			c->got_data = true;
+			last = p;
+		}
+		c->capped = c->qlen == c->qcap;
+		if (last && (c->capped || !b->mono))
+			c->last_ts = page_last_ts(b, last);
+		if (!c->loaded && c->qlen && cpu_load(b, c)) {
+			b->heap[b->nheap] = i;
+			heap_up(b, b->nheap++);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Up to where the merged stream is complete. With the mono clock a CPU
+ * read dry can only add events newer than the read; one that stopped at
+ * its queue cap bounds at its newest record. With another clock, every
+ * CPU that returned data bounds at its newest record.
+ */
+static uint64_t horizon(struct backend *b, uint64_t read_start)
+{
+	uint64_t h = b->mono ? read_start : UINT64_MAX;
+	unsigned i;
+
+	for (i = 0; i < b->ncpu; i++) {
+		struct ring_cpu *c = &b->cpus[i];
+
+		if ((c->capped || (!b->mono && c->got_data)) && c->last_ts < h)
+			h = c->last_ts;
+	}
+	return h > ORDER_SLACK_NS ? h - ORDER_SLACK_NS : 0;
+}
+
+static void feed(struct backend *b, uint64_t upto, sched_ev_cb cb, void *arg)
+{
+	while (b->nheap) {
+		unsigned ci = b->heap[0];
+		struct ring_cpu *c = &b->cpus[ci];
+		struct sched_event ev;
+
+		if (c->cur.ts > upto)
+			return;
+		if (decode_record(&b->layout, c->cur.rec, page_cursor_size(&c->cur),
+				  c->cur.ts, c->cpu, &ev))
+			cb(&ev, arg);
+		page_cursor_next(&c->cur);
+		if (!c->cur.rec) {
+			page_put(b, c->q[c->qhead]);
+			c->qhead = (c->qhead + 1) % c->qcap;
+			c->qlen--;
+			if (!cpu_load(b, c)) {
+				b->heap[0] = b->heap[--b->nheap];
+				if (b->nheap)
+					heap_down(b, 0);
+				continue;
+			}
+		}
+		heap_down(b, 0);
+	}
+}
+
+static int ring_read(struct backend *b, uint64_t limit, bool drain,
+		     sched_ev_cb cb, void *arg)
+{
+	unsigned rounds;
+	int ret;
+
+	/* bounded: at extreme rates the caller must still see its deadline */
+	for (rounds = 0; rounds < 64; rounds++) {
+		uint64_t start = mono_ns(), upto;
+		bool more = false;
+		unsigned i;
+
+		ret = read_cycle(b);
+		if (ret)
+			return ret;
+		upto = drain ? UINT64_MAX : horizon(b, start);
+		feed(b, upto < limit ? upto : limit, cb, arg);
+		/* a capped queue may hold back more data in the kernel */
+		for (i = 0; i < b->ncpu; i++)
+			if (b->cpus[i].capped && b->cpus[i].qlen < b->cpus[i].qcap)
+				more = true;
+		if (!more)
+			break;
+	}
+	return 0;
+}
+
+static const char *ring_clock(struct backend *b, bool *is_mono)
+{
+	if (is_mono)
+		*is_mono = b->mono;
+	return b->clock;
+}
+
+static uint64_t stat_field(const char *s, const char *name)
+{
+	const char *p = strstr(s, name);
+
+	return p ? strtoull(p + strlen(name), NULL, 10) : 0;
+}
+
+static unsigned ring_lost(struct backend *b, uint64_t *lost, unsigned max)
+{
+	unsigned i;
+
+	for (i = 0; i < b->ncpu && i < max; i++) {
+		char file[64], buf[1024];
+		uint64_t n = 0;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%u/stats", i);
+		/* overwrite=0: "dropped events"; the others for completeness */
+		if (tfs_inst_read(b->inst, file, buf, sizeof(buf)) == 0)
+			n = stat_field(buf, "\noverrun: ") +
+			    stat_field(buf, "commit overrun: ") +
+			    stat_field(buf, "dropped events: ");
+		lost[i] = n > b->cpus[i].missed ? n : b->cpus[i].missed;
+	}
+	return b->ncpu < max ? b->ncpu : max;
+}
+
+static const struct sched_states *ring_states(struct backend *b)
+{
+	return &b->layout.states;
+}
+
+static unsigned ring_events(struct backend *b)
+{
+	unsigned t, m = 0;
+
+	for (t = SEV_SWITCH; t < SEV_NTYPES; t++)
+		if (b->layout_ok && b->layout.id[t] >= 0)
+			m |= 1u << t;
+	return m;
+}
+
+static int ring_close(struct backend *b, char *err, size_t errlen)
+{
+	char name[PATH_MAX + 128] = "";
+	unsigned i, failed;
+
+	if (!b)
+		return 0;
+	if (b->inst)
+		snprintf(name, sizeof(name), "%s/instances/%s", b->root,
+			 tracefs_instance_get_name(b->inst));
+	if (b->on_fd >= 0) {
+		set_on(b, "0");
+		close(b->on_fd);
+	}
+	for (i = 0; b->cpus && i < b->ncpu; i++) {
+		struct ring_cpu *c = &b->cpus[i];
+
+		/* readers hold the instance busy: close before removing it */
+		if (c->tc)
+			tracefs_cpu_close(c->tc);
+		else if (c->fd >= 0)
+			close(c->fd);
+		while (c->qlen) {
+			free(c->q[c->qhead]);
+			c->qhead = (c->qhead + 1) % c->qcap;
+			c->qlen--;
+		}
+		free(c->q);
+		page_cursor_fini(&c->cur);
+	}
+	failed = tfs_undo_run(&b->undo);
+	while (b->npool)
+		free(b->pool[--b->npool]);
+	page_cursor_fini(&b->scratch);
+	if (b->layout_ok)
+		fmt_fini(&b->layout);
+	free(b->pool);
+	free(b->heap);
+	free(b->pfd);
+	free(b->cpus);
+	free(b);
+	if (failed) {
+		snprintf(err, errlen, "could not remove %s: run 'offcpu-ftrace cleanup'",
+			 name[0] ? name : "our tracefs instance");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+const struct backend_ops ring_backend_ops = {
+	.name = "ring",
+	.open = ring_open,
+	.start = ring_start,
+	.stop = ring_stop,
+	.wait = ring_wait,
+	.read = ring_read,
+	.clock = ring_clock,
+	.lost = ring_lost,
+	.states = ring_states,
+	.events = ring_events,
+	.close = ring_close,
+};

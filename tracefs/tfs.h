@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tracefs access for the backends: finding the mount, and an undo list
+ * that every kernel-visible change is recorded in before it is made, then
+ * replayed in reverse on every exit path.
+ */
+#ifndef OFFCPU_TFS_H
+#define OFFCPU_TFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tracefs_instance;
+
+#define TFS_PREFIX "offcpu-ftrace"
+
+/*
+ * Find tracefs: @override, else the tracefs mount in /proc/self/mounts,
+ * else debugfs's tracing/. Writes the directory to @dir. Returns 0, or
+ * -ENOENT/-EACCES with a one-line reason and fix in @err.
+ */
+int tfs_find(const char *override, char *dir, size_t len, char *err, size_t errlen);
+/* Is @dir mounted read-only (or otherwise not writable by us)? */
+bool tfs_writable(const char *dir);
+
+enum tfs_undo_kind {
+	UNDO_INSTANCE,		/* remove an instance we created */
+	UNDO_WRITE,		/* write text to a file (e.g. "!synth" to remove) */
+};
+
+struct tfs_undo {
+	enum tfs_undo_kind kind;
+	struct tracefs_instance *inst;	/* UNDO_INSTANCE */
+	char *path;			/* UNDO_WRITE: absolute path */
+	char *text;
+	bool append;
+};
+
+struct tfs_undo_list {
+	struct tfs_undo *v;
+	unsigned n, cap;
+};
+
+/* Record an undo step before making the change. 0 or -ENOMEM. */
+int tfs_undo_instance(struct tfs_undo_list *u, struct tracefs_instance *inst);
+int tfs_undo_write(struct tfs_undo_list *u, const char *path, const char *text,
+		   bool append);
+/* Replay in reverse and empty the list; returns the number of failures. */
+unsigned tfs_undo_run(struct tfs_undo_list *u);
+
+/*
+ * Create our instance "offcpu-ftrace.<pid>[.<n>]" and record its removal.
+ * Fails rather than reuse an instance that already exists.
+ */
+int tfs_instance_new(struct tfs_undo_list *u, const char *tracefs_dir,
+		     struct tracefs_instance **out, char *err, size_t errlen);
+/* Write a file of our instance; 0 or a negative errno. */
+int tfs_inst_write(struct tracefs_instance *inst, const char *file, const char *val);
+/* Read a file of our instance into @buf (NUL-terminated); 0 or -errno. */
+int tfs_inst_read(struct tracefs_instance *inst, const char *file, char *buf, size_t len);
+
+#endif
