@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
@@ -13,9 +14,15 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	if (!an->cfg.unit_ns)
 		an->cfg.unit_ns = 1000;
 	an->dead_bits = sched_states_mask(&cfg->states, "XZ");
+	an->cur = malloc(AN_MAX_CPUS * sizeof(*an->cur));
+	if (!an->cur)
+		return -ENOMEM;
+	memset(an->cur, 0xff, AN_MAX_CPUS * sizeof(*an->cur));
 	ret = tasktab_init(&an->tasks, cfg->max_tasks);
-	if (ret)
+	if (ret) {
+		analyzer_fini(an);
 		return ret;
+	}
 	ret = groups_init(&an->runq.groups, cfg->max_groups);
 	if (!ret)
 		ret = groups_init(&an->off.groups, cfg->max_groups);
@@ -28,6 +35,8 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 
 void analyzer_fini(struct analyzer *an)
 {
+	free(an->cur);
+	an->cur = NULL;
 	tasktab_fini(&an->tasks);
 	groups_fini(&an->runq.groups);
 	groups_fini(&an->off.groups);
@@ -232,6 +241,19 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 		an->counts.late++;
 	else
 		an->last_ts = ev->ts;
+	/*
+	 * Every event names the task current on its CPU. One the trace never
+	 * switched in means a sched_switch is missing: lost, or (seen on
+	 * 6.18) an idle->task switch the kernel did not record in the ring
+	 * buffer although the tracepoint fired. Its interval is not measured.
+	 */
+	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS) {
+		int32_t *cur = &an->cur[ev->cpu];
+
+		if (*cur >= 0 && *cur != ev->common_pid)
+			an->counts.missed_switch++;
+		*cur = ev->type == SEV_SWITCH ? ev->next_pid : ev->common_pid;
+	}
 
 	switch (ev->type) {
 	case SEV_WAKEUP:

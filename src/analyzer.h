@@ -60,6 +60,8 @@ struct an_counts {
 	uint64_t state_overflow;	/* starts dropped: --max-tasks reached */
 	uint64_t tgid_unknown;		/* intervals whose process was gone */
 	uint64_t late;			/* events older than one already fed */
+	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
+					 * was never recorded */
 };
 
 struct an_mode_state {
@@ -68,6 +70,7 @@ struct an_mode_state {
 };
 
 #define TGID_CACHE_BITS 14
+#define AN_MAX_CPUS 4096	/* CPUs whose current task is followed */
 
 struct analyzer {
 	struct an_cfg cfg;
@@ -76,6 +79,7 @@ struct analyzer {
 	struct an_counts counts;
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t last_ts;	/* newest event fed */
+	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
 

@@ -23,6 +23,7 @@ enum sched_ev_type {
 struct sched_event {
 	uint64_t ts;		/* ns in the trace clock */
 	int32_t cpu;		/* CPU whose buffer recorded the event */
+	int32_t common_pid;	/* task current on that CPU when it was recorded */
 	uint8_t type;		/* enum sched_ev_type */
 	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid */
 	int32_t next_pid;	/* switch only */

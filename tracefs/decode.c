@@ -54,6 +54,7 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	ev->ts = ts;
 	ev->cpu = cpu;
 	ev->type = (uint8_t)t;
+	ev->common_pid = (int32_t)get_int(p, &l->common_pid);
 	ev->pid = (int32_t)get_int(p, &l->pid[t]);
 	ev->comm = (const char *)p + l->comm[t].off;
 	ev->stack = NULL;

@@ -187,6 +187,7 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 		}
 		l->id[i] = ev->id;
 		bad |= loc(ev, "common_type", &l->common_type, ms);
+		bad |= loc(ev, "common_pid", &l->common_pid, ms);
 		if (i == SEV_SWITCH) {
 			bad |= loc(ev, "prev_pid", &l->pid[i], ms);
 			bad |= loc(ev, "prev_comm", &l->comm[i], ms);
@@ -197,7 +198,8 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 			bad |= loc(ev, "pid", &l->pid[i], ms);
 			bad |= loc(ev, "comm", &l->comm[i], ms);
 		}
-		if (bad || l->common_type.size != 2 || l->pid[i].size != 4 ||
+		if (bad || l->common_type.size != 2 || l->common_pid.size != 4 ||
+		    l->pid[i].size != 4 ||
 		    l->comm[i].size < COMM_LEN ||
 		    (i == SEV_SWITCH && (l->next_pid.size != 4 ||
 					 l->next_comm.size < COMM_LEN))) {

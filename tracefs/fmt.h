@@ -23,7 +23,7 @@ struct sched_layout {
 	struct tep_handle *tep;
 	int id[SEV_NTYPES];			/* event id, -1 when not loaded */
 	uint32_t min_size[SEV_NTYPES];		/* record must hold all fields */
-	struct field_loc common_type;
+	struct field_loc common_type, common_pid;
 	/* per type: pid/comm (switch: prev_*), next_* for switch */
 	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
 	struct field_loc prev_state, next_pid, next_comm;

@@ -11,6 +11,7 @@
 #define PREEMPT 0x100
 
 static struct analyzer an;
+static int32_t on_cpu[8];	/* what the fake kernel runs on each CPU */
 
 static struct an_cfg base_cfg(unsigned modes)
 {
@@ -40,11 +41,13 @@ static struct an_cfg base_cfg(unsigned modes)
 static void init(const struct an_cfg *c)
 {
 	ck_assert_int_eq(analyzer_init(&an, c), 0);
+	memset(on_cpu, 0, sizeof(on_cpu));
 }
 
 static void wakeup(uint64_t ts, int cpu, int pid, bool new_task)
 {
 	struct sched_event e = { .ts = ts, .cpu = cpu, .pid = pid, .comm = "task",
+				 .common_pid = on_cpu[cpu],
 				 .type = new_task ? SEV_WAKEUP_NEW : SEV_WAKEUP };
 
 	analyzer_feed(&an, &e);
@@ -56,8 +59,9 @@ static void sw_named(uint64_t ts, int cpu, int prev, int64_t state, int next,
 	char pc[COMM_LEN] = "", nc[COMM_LEN] = "";
 	struct sched_event e = { .ts = ts, .cpu = cpu, .type = SEV_SWITCH,
 				 .pid = prev, .prev_state = state, .next_pid = next,
-				 .comm = pc, .next_comm = nc };
+				 .comm = pc, .next_comm = nc, .common_pid = prev };
 
+	on_cpu[cpu] = next;
 	strncpy(pc, prev_comm, COMM_LEN - 1);
 	strncpy(nc, next_comm, COMM_LEN - 1);
 	analyzer_feed(&an, &e);
@@ -377,6 +381,27 @@ START_TEST(test_intervals_and_groups_cap)
 }
 END_TEST
 
+START_TEST(test_missed_switch)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	init(&c);
+	sw(10, 1, 0, 0, 5);
+	sw(20, 1, 5, S_SLEEP, 0);
+	wakeup(30, 1, 7, false);
+	/* the kernel ran 7 on CPU 1 without a recorded switch-in ... */
+	on_cpu[1] = 7;
+	wakeup(40, 1, 9, false);	/* ... 7 wakes 9: common_pid says so */
+	ck_assert_uint_eq(an.counts.missed_switch, 1);
+	sw(50, 1, 7, S_SLEEP, 9);	/* consistent again: no second count */
+	ck_assert_uint_eq(an.counts.missed_switch, 1);
+	/* 7's wakeup was never closed and is dropped, not mis-measured */
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);	/* 9: 10 */
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_tasktab)
 {
 	struct tasktab t;
@@ -418,6 +443,7 @@ int main(void)
 	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_filters_and_keys);
 	tcase_add_test(tc, test_intervals_and_groups_cap);
+	tcase_add_test(tc, test_missed_switch);
 	tcase_add_test(tc, test_tasktab);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -17,7 +17,7 @@ struct txt_ev {
 	int cpu;
 	uint64_t ts_us;
 	unsigned type;
-	int pid, next_pid;
+	int pid, next_pid, common_pid;
 	char state[8];
 };
 
@@ -36,8 +36,15 @@ static struct txt_ev *parse_trace_txt(const char *kernel, int cpu, size_t *n)
 
 		if (line[0] == '#')
 			continue;
-		p = strchr(line, '[');
+		p = strstr(line, " [");
 		ck_assert_ptr_nonnull(p);
+		/* "  comm-pid  [cpu]": the pid is after the comm's last '-' */
+		for (q = p; q > line && q[-1] == ' '; q--)
+			;
+		while (q > line && q[-1] != '-')
+			q--;
+		e.common_pid = atoi(q);
+		p++;
 		e.cpu = atoi(p + 1);
 		if (e.cpu != cpu)
 			continue;
@@ -140,6 +147,7 @@ START_TEST(test_pages)
 					      k, cpu, n, (ev.ts + 500) / 1000, txt[n].ts_us);
 				ck_assert_uint_eq(t, txt[n].type);
 				ck_assert_int_eq(ev.pid, txt[n].pid);
+				ck_assert_int_eq(ev.common_pid, txt[n].common_pid);
 				if (t == SEV_SWITCH) {
 					ck_assert_int_eq(ev.next_pid, txt[n].next_pid);
 					ck_assert_str_eq(sched_state_str(&l.states, ev.prev_state,
