@@ -15,8 +15,11 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 		an->cfg.unit_ns = 1000;
 	an->dead_bits = sched_states_mask(&cfg->states, "XZ");
 	an->cur = malloc(AN_MAX_CPUS * sizeof(*an->cur));
-	if (!an->cur)
+	an->cur_ts = calloc(AN_MAX_CPUS, sizeof(*an->cur_ts));
+	if (!an->cur || !an->cur_ts) {
+		analyzer_fini(an);
 		return -ENOMEM;
+	}
 	memset(an->cur, 0xff, AN_MAX_CPUS * sizeof(*an->cur));
 	ret = tasktab_init(&an->tasks, cfg->max_tasks);
 	if (ret) {
@@ -36,7 +39,9 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 void analyzer_fini(struct analyzer *an)
 {
 	free(an->cur);
+	free(an->cur_ts);
 	an->cur = NULL;
+	an->cur_ts = NULL;
 	tasktab_fini(&an->tasks);
 	groups_fini(&an->runq.groups);
 	groups_fini(&an->off.groups);
@@ -145,10 +150,15 @@ static void clear_start(struct analyzer *an, struct task *t, unsigned flag)
 		tasktab_del(&an->tasks, t);
 }
 
+/* prev_state of a switch-out the trace did not record */
+#define STATE_UNKNOWN INT64_MIN
+
 static bool off_state_wanted(const struct an_cfg *c, int64_t state)
 {
 	if (c->off_state_all)
 		return true;
+	if (state == STATE_UNKNOWN)
+		return false;
 	if (sched_state_runnable(&c->states, state))
 		return c->off_state_r;
 	return ((uint64_t)state & c->off_state_bits) != 0;
@@ -232,6 +242,42 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 		set_start(an, ev->pid, ev->comm, TASK_OFF, ev->ts, ev->prev_state);
 }
 
+/*
+ * The trace skipped a context switch on @cpu: the task it last put there is
+ * gone and ev->common_pid runs. Both happened after the CPU's last recorded
+ * event, so that time is used for both: off-CPU intervals closed here are
+ * underestimates by at most the gap, and counted as inferred. A run-queue
+ * interval cannot be bounded that way and is dropped.
+ */
+static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_event *ev)
+{
+	int32_t out = an->cur[cpu], in = ev->common_pid, tgid;
+	uint64_t ts = an->cur_ts[cpu];
+	struct task *t;
+
+	an->counts.missed_switch++;
+	if (out > 0 && (an->cfg.modes & AN_OFFCPU)) {
+		t = tasktab_find(&an->tasks, out);
+		if (!t || !(t->flags & TASK_OFF))
+			set_start(an, out, NULL, TASK_OFF, ts, STATE_UNKNOWN);
+	}
+	if (in <= 0 || !(t = tasktab_find(&an->tasks, in)))
+		return;
+	if (t->flags & TASK_RUNQ)
+		clear_start(an, t, TASK_RUNQ);
+	t = tasktab_find(&an->tasks, in);
+	if (t && (t->flags & TASK_OFF)) {
+		if (ts >= t->off_ts && task_wanted(an, in, t->comm, &tgid) &&
+		    off_state_wanted(&an->cfg, t->off_state) &&
+		    ts - t->off_ts >= an->cfg.off_min_ns &&
+		    ts - t->off_ts <= an->cfg.off_max_ns) {
+			record(an, &an->off, ts - t->off_ts, in, tgid, cpu, t->comm);
+			an->counts.inferred++;
+		}
+		clear_start(an, t, TASK_OFF);
+	}
+}
+
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 {
 	if (ev->type < SEV_NTYPES)
@@ -244,15 +290,15 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 	/*
 	 * Every event names the task current on its CPU. One the trace never
 	 * switched in means a sched_switch is missing: lost, or (seen on
-	 * 6.18) an idle->task switch the kernel did not record in the ring
-	 * buffer although the tracepoint fired. Its interval is not measured.
+	 * 6.18) a switch from or to idle that ftrace and perf did not record.
 	 */
 	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS) {
 		int32_t *cur = &an->cur[ev->cpu];
 
 		if (*cur >= 0 && *cur != ev->common_pid)
-			an->counts.missed_switch++;
+			infer_switch(an, ev->cpu, ev);
 		*cur = ev->type == SEV_SWITCH ? ev->next_pid : ev->common_pid;
+		an->cur_ts[ev->cpu] = ev->ts;
 	}
 
 	switch (ev->type) {

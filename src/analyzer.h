@@ -62,6 +62,8 @@ struct an_counts {
 	uint64_t late;			/* events older than one already fed */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
+	uint64_t inferred;		/* off-CPU intervals closed at such a
+					 * gap's start (an underestimate) */
 };
 
 struct an_mode_state {
@@ -80,6 +82,7 @@ struct analyzer {
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t last_ts;	/* newest event fed */
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
+	uint64_t *cur_ts;	/* per CPU: time of its last event */
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
 

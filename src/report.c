@@ -117,8 +117,10 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
 			r->groups->overflow);
 	if (c->missed_switch)
-		fprintf(f, "# %" PRIu64 " switch-ins missing from the trace: those "
-			"intervals are not counted\n", c->missed_switch);
+		fprintf(f, "# %" PRIu64 " context switches missing from the trace: "
+			"run-queue waits across them not counted, %" PRIu64
+			" off-CPU intervals closed at the last event before them\n",
+			c->missed_switch, c->inferred);
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
 	if (c->tgid_unknown)
@@ -242,10 +244,10 @@ static void print_json(FILE *f, struct report *r)
 		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
 		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
-		",\"late\":%" PRIu64 "},\"groups\":[",
+		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64 "},\"groups\":[",
 		inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
-		c->missed_switch, c->late);
+		c->missed_switch, c->inferred, c->late);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));
 		json_group(f, r, &empty);

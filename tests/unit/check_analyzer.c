@@ -402,6 +402,44 @@ START_TEST(test_missed_switch)
 }
 END_TEST
 
+START_TEST(test_inferred_switch)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU | AN_RUNQ);
+
+	init(&c);
+	sw(5, 1, 0, 0, 5);
+	sw(10, 1, 5, S_SLEEP, 0);	/* 5 blocks, CPU 1 idles */
+	wakeup(30, 1, 5, false);	/* timer irq on the idle CPU wakes 5 */
+	/* the idle -> 5 switch is not in the trace; 5 blocks again at 90 */
+	on_cpu[1] = 5;
+	sw(90, 1, 5, S_SLEEP, 0);
+	ck_assert_uint_eq(an.counts.missed_switch, 1);
+	ck_assert_uint_eq(an.counts.inferred, 1);
+	/* closed at the CPU's last event before the gap: the wakeup */
+	ck_assert_uint_eq(only_hist(&an.off)->count, 1);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 20);
+	/* its run-queue wait is unknown: not counted */
+	ck_assert_uint_eq(an.runq.groups.n, 0);
+	/* and the next interval starts at the recorded switch-out */
+	sw(150, 1, 0, 0, 5);
+	ck_assert_uint_eq(only_hist(&an.off)->count, 2);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 20 + 60);
+	analyzer_fini(&an);
+
+	/* a missing switch-out: the task left at the CPU's last event */
+	c = base_cfg(AN_OFFCPU);
+	init(&c);
+	sw(5, 0, 0, 0, 7);
+	wakeup(20, 0, 9, false);	/* 7 wakes 9 */
+	on_cpu[0] = 0;			/* 7 -> idle not recorded */
+	wakeup(50, 0, 7, false);	/* idle's irq wakes 7 */
+	sw(60, 0, 0, 0, 7);
+	ck_assert_uint_eq(an.counts.missed_switch, 1);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 60 - 20);
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_tasktab)
 {
 	struct tasktab t;
@@ -444,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, test_filters_and_keys);
 	tcase_add_test(tc, test_intervals_and_groups_cap);
 	tcase_add_test(tc, test_missed_switch);
+	tcase_add_test(tc, test_inferred_switch);
 	tcase_add_test(tc, test_tasktab);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
