@@ -163,7 +163,7 @@ static int check_state(const char *s)
 static int set_key(struct trace_opts *o, enum an_key k, char c)
 {
 	if (o->key != KEY_NONE && o->key != k) {
-		usage_err(o->cmd, "-%c cannot be combined with -P, -L or -C", c);
+		usage_err(o->cmd, "-P, -L and -C exclude each other (-%c given too)", c);
 		return EXIT_USAGE;
 	}
 	o->key = k;
@@ -273,7 +273,8 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		case OPT_MIN:
 		case OPT_MAX:
 			if (!offcpu) {
-				usage_err(cmd, "%s is an option of offcpu", argv[optind - 1]);
+				usage_err(cmd, "--%s is an option of offcpu",
+					  c == OPT_STATE ? "state" : c == OPT_MIN ? "min" : "max");
 				return EXIT_USAGE;
 			}
 			if (c == OPT_STATE) {

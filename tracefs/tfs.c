@@ -77,8 +77,15 @@ int tfs_find(const char *override, char *dir, size_t len, char *err, size_t errl
 		snprintf(dir, len, "%s", override);
 		return 0;
 	}
-	if (find_mount("tracefs", dir, len) == 0 && is_tracefs_dir(dir))
-		return 0;
+	if (find_mount("tracefs", dir, len) == 0) {
+		if (is_tracefs_dir(dir))
+			return 0;
+		if (access(dir, X_OK) && errno == EACCES) {
+			snprintf(err, errlen, "cannot read tracefs at %s (permission "
+				 "denied): run as root", dir);
+			return -EACCES;
+		}
+	}
 	/* older setups: tracefs automounted under debugfs's tracing/ */
 	if (find_mount("debugfs", dbg, sizeof(dbg)) == 0) {
 		snprintf(dir, len, "%s/tracing", dbg);

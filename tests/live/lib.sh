@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# Shared helpers for live tests: skip rules, tracefs snapshots, the tool.
+# Each test exits 0 (pass), 1 (fail) or 77 (skip, with the reason printed).
+
+set -u
+BIN=${builddir:-.}/offcpu-ftrace
+WORKLOAD=${builddir:-.}/tests/workload
+PY=${PYTHON3:-python3}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/offcpu-ftrace-test.XXXXXX")
+T=""
+BG_PIDS=""
+
+cleanup_tmp() {
+	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup_tmp EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+note() { echo "# $*"; }
+
+# Live tests need root, a mounted tracefs with sched events, and python3
+# (to read the JSON). They say which is missing and skip.
+need_live() {
+	[ "$(id -u)" = 0 ] || skip "not root: live tracing tests need root"
+	T=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	[ -n "$T" ] || skip "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
+	[ -r "$T/events/sched/sched_switch/format" ] || skip "no sched_switch event in $T"
+	[ -w "$T/instances" ] || skip "$T is not writable"
+	command -v "$PY" >/dev/null 2>&1 || skip "python3 not found (needed to check JSON output)"
+	[ -x "$BIN" ] || fail "$BIN not built"
+	# one live test at a time (make -j check): each compares tracefs
+	# snapshots, which another test's run would disturb
+	exec 9> "${builddir:-.}/.live-tests.lock"
+	flock 9 || fail "cannot lock ${builddir:-.}/.live-tests.lock"
+}
+
+# Everything a run could change in tracefs, as text.
+snapshot() {
+	local f i
+	echo "instances: $(ls "$T/instances" | tr '\n' ' ')"
+	echo "set_event: $(tr '\n' ' ' < "$T/set_event")"
+	echo "tracing_on: $(cat "$T/tracing_on")"
+	echo "trace_clock: $(cat "$T/trace_clock")"
+	echo "current_tracer: $(cat "$T/current_tracer")"
+	echo "set_event_pid: $(tr '\n' ' ' < "$T/set_event_pid")"
+	echo "buffer_size_kb: $(cat "$T/buffer_size_kb")"
+	echo "options/stacktrace: $(cat "$T/options/stacktrace")"
+	echo "options/event-fork: $(cat "$T/options/event-fork")"
+	[ -r "$T/synthetic_events" ] && echo "synthetic_events: $(tr '\n' ' ' < "$T/synthetic_events")"
+	[ -r "$T/dynamic_events" ] && echo "dynamic_events: $(grep -v '^#' "$T/dynamic_events" | tr '\n' ' ')"
+	for f in "$T"/events/sched/*/trigger; do
+		echo "trigger ${f#"$T"/}: $(grep -v '^#' "$f" | tr '\n' ' ')"
+	done
+	for f in "$T"/events/sched/*/enable; do
+		echo "enable ${f#"$T"/}: $(cat "$f")"
+	done
+	# other tools' instances must be left exactly as they were too
+	for i in "$T"/instances/*; do
+		[ -d "$i" ] || continue
+		echo "instance ${i##*/}: on=$(cat "$i/tracing_on") clock=$(cat "$i/trace_clock") events=$(tr '\n' ' ' < "$i/set_event")"
+	done
+}
+
+snapshot_save() { snapshot > "$TMP/before"; }
+
+# Fails the test when tracefs differs from the saved snapshot.
+check_restored() {
+	snapshot > "$TMP/after"
+	diff -u "$TMP/before" "$TMP/after" || fail "tracefs not restored after: $1"
+	note "tracefs restored after: $1"
+}
+
+# Wait until the tool says tracing is on (its banner on stderr).
+wait_banner() {
+	local i
+	for i in $(seq 1 200); do
+		grep -q "Hit Ctrl-C" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	cat "$1"
+	fail "the tool did not start tracing within 10 s"
+}
+
+# Start the tool in the background: run_bg OUT ERR ARGS...; sets TOOL_PID.
+run_bg() {
+	local out=$1 err=$2
+	shift 2
+	"$BIN" "$@" > "$out" 2> "$err" &
+	TOOL_PID=$!
+	BG_PIDS="$BG_PIDS $TOOL_PID"
+}
