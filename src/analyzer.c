@@ -82,6 +82,8 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 		return false;
 	if (c->pid >= 0) {
 		*tgid = tgid_lookup(an, tid);
+		if (*tgid < 0)
+			an->counts.tgid_unknown++;
 		if (*tgid != c->pid)
 			return false;
 	}

@@ -11,14 +11,45 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "probe.h"
 #include "procfs.h"
 #include "sig.h"
+#include "tfs.h"
 #include "timeutil.h"
 
 /* how often the reader wakes when the watermark does not wake it first */
 #define READ_PERIOD_MS 100
 /* wait past an interval boundary before reading it out, for late commits */
 #define BOUNDARY_SLACK_NS (3 * 1000 * 1000ULL)
+
+struct stale {
+	char names[256];
+	int n;
+};
+
+static void note_stale(const char *name, int pid, void *arg)
+{
+	struct stale *s = arg;
+	size_t len = strlen(s->names);
+
+	(void)pid;
+	if (len < sizeof(s->names) - 2)
+		snprintf(s->names + len, sizeof(s->names) - len, "%s%s", len ? ", " : "", name);
+	s->n++;
+}
+
+/* Runs killed by SIGKILL leave instances that still record: say so. */
+static void warn_leftovers(const char *override)
+{
+	char dir[4096], err[256];
+	struct stale s = { "", 0 };
+
+	if (tfs_find(override, dir, sizeof(dir), err, sizeof(err)))
+		return;
+	if (tfs_stale_instances(dir, note_stale, &s) > 0)
+		err_msg("warning: %d tracefs instance%s left by killed runs (%s): "
+			"run 'offcpu-ftrace cleanup'", s.n, s.n > 1 ? "s" : "", s.names);
+}
 
 static const struct backend_ops *pick_backend(const struct trace_opts *o)
 {
@@ -256,6 +287,7 @@ static int run_trace(const struct trace_opts *o)
 	}
 
 	sig_setup();
+	warn_leftovers(o->tracefs);
 	ret = r->ops->open(&r->b, &req, err, sizeof(err));
 	if (ret) {
 		err_msg("%s", err);

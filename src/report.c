@@ -116,11 +116,13 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (r->groups->overflow)
 		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
 			r->groups->overflow);
-	if (c->missed_switch)
+	if (c->missed_switch && !strcmp(r->command, "runq"))
 		fprintf(f, "# %" PRIu64 " context switches missing from the trace: "
-			"run-queue waits across them not counted, %" PRIu64
-			" off-CPU intervals closed at the last event before them\n",
-			c->missed_switch, c->inferred);
+			"run-queue waits across them not counted\n", c->missed_switch);
+	else if (c->missed_switch)
+		fprintf(f, "# %" PRIu64 " context switches missing from the trace: %"
+			PRIu64 " off-CPU intervals closed at the CPU's last event "
+			"before the gap\n", c->missed_switch, c->inferred);
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
 	if (c->tgid_unknown)

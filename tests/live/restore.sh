@@ -46,6 +46,9 @@ run_bg "$TMP/out" "$TMP/err" runq 30
 wait_banner "$TMP/err"
 kill -KILL "$TOOL_PID"; wait "$TOOL_PID" 2>/dev/null
 ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" || fail "SIGKILLed run left no instance (unexpected)"
+"$BIN" offcpu 0.1 > /dev/null 2> "$TMP/err" || fail "a run beside a leftover failed"
+grep -q "warning: 1 tracefs instance left by killed runs (offcpu-ftrace.$TOOL_PID)" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "no warning about the leftover instance"; }
 "$BIN" cleanup > "$TMP/clean" 2>&1 || { cat "$TMP/clean"; fail "cleanup exited $?"; }
 grep -q "removed instances/offcpu-ftrace.$TOOL_PID" "$TMP/clean" || { cat "$TMP/clean"; fail "cleanup did not report the removal"; }
 check_restored "SIGKILL + cleanup"

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Man pages lint clean, and every command line in their EXAMPLES and in
+# each --help's Examples block parses (run with --dry-run), so pages and
+# help cannot drift from the options.
+set -u
+srcdir=${srcdir:-.}
+BIN=${builddir:-.}/offcpu-ftrace
+fail() { echo "FAIL: $*"; exit 1; }
+
+pages=$(ls "$srcdir"/man/*.8)
+if command -v mandoc >/dev/null; then
+	out=$(mandoc -T lint -W warning $pages 2>&1) || true
+	[ -z "$out" ] || fail "mandoc -T lint: $out"
+elif command -v groff >/dev/null; then
+	for p in $pages; do
+		out=$(groff -man -ww -z "$p" 2>&1)
+		[ -z "$out" ] || fail "groff -ww $p: $out"
+	done
+else
+	echo "SKIP: neither mandoc nor groff to lint the man pages"; exit 77
+fi
+
+# command lines: "offcpu-ftrace ..." or "# offcpu-ftrace ..." in .EX blocks
+lines=$(for p in $pages; do
+	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex' "$p"
+done | sed -n 's/^\(# \)\{0,1\}\(offcpu-ftrace .*\)$/\2/p' | sed 's/\\-/-/g; s/\\&//g')
+helps=$(for c in runq offcpu info cleanup; do "$BIN" $c --help; done; "$BIN" --help)
+lines="$lines
+$(echo "$helps" | sed -n 's/^  \(offcpu-ftrace .*\)$/\1/p')"
+
+n=0
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	cmd=${line%%#*}			# drop trailing comments
+	cmd=${cmd%%|*}			# and pipes
+	cmd=${cmd%%>*}			# and redirections
+	read -r -a argv <<< "$cmd"
+	sub=${argv[1]}
+	case $sub in
+	runq|offcpu|cleanup) extra=--dry-run ;;
+	info) extra= ;;
+	*) fail "example uses unknown command: $line" ;;
+	esac
+	"$BIN" "${argv[@]:1}" $extra > /dev/null 2> "${TMPDIR:-/tmp}/man_check.err" ||
+		fail "example does not parse: '$line': $(cat "${TMPDIR:-/tmp}/man_check.err")"
+	n=$((n + 1))
+done <<< "$lines"
+[ $n -ge 10 ] || fail "only $n example command lines found"
+echo "# $n example command lines parse; $(echo $pages | wc -w) pages lint clean"
