@@ -141,21 +141,18 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	printf(",\"root\":%s,\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
 	       geteuid() == 0 ? "true" : "false", h->psi ? "true" : "false",
 	       h->schedstat ? "true" : "false", h->btf ? "true" : "false");
-	printf(",\"backends\":{\"runq\":{\"backend\":");
-	if (be)
-		printf("\"%s\"", be);
-	else
-		printf("null");
-	printf(",\"why\":");
-	json_str(stdout, why, 256);
-	printf("},\"offcpu\":{\"backend\":");
-	if (be)
-		printf("\"%s\"", be);
-	else
-		printf("null");
-	printf(",\"why\":");
-	json_str(stdout, why, 256);
-	printf("}}}\n");
+	printf(",\"backends\":{");
+	for (i = 0; i < 2; i++) {
+		printf("%s\"%s\":{\"backend\":", i ? "," : "", i ? "offcpu" : "runq");
+		if (be)
+			printf("\"%s\"", be);
+		else
+			printf("null");
+		printf(",\"why\":");
+		json_str(stdout, why, 256);
+		printf("}");
+	}
+	printf("}}\n");
 }
 
 static const char info_help[] =

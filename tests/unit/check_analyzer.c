@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "fixture.h"
 
 #define S_SLEEP 0x1
 #define S_DISK 0x2
@@ -467,8 +468,6 @@ int main(void)
 {
 	Suite *s = suite_create("analyzer");
 	TCase *tc = tcase_create("analyzer");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_wakeup_to_run);
 	tcase_add_test(tc, test_preempted);
@@ -485,9 +484,5 @@ int main(void)
 	tcase_add_test(tc, test_inferred_switch);
 	tcase_add_test(tc, test_tasktab);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -161,17 +161,11 @@ int main(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("cli");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_parse_u64);
 	tcase_add_test(tc, test_parse_pid_duration);
 	tcase_add_test(tc, test_trace_opts);
 	tcase_add_loop_test(tc, test_readme_caps, 0, 4);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -228,8 +228,7 @@ int main(void)
 {
 	Suite *s = suite_create("decode");
 	TCase *tc = tcase_create("fixtures");
-	SRunner *sr;
-	int nkern = 0, failed;
+	int nkern = 0;
 
 	while (fixture_kernels[nkern])
 		nkern++;
@@ -240,9 +239,5 @@ int main(void)
 	tcase_add_test(tc, test_const_expr);
 	tcase_add_test(tc, test_states_fallback);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -7,6 +7,7 @@
 
 #include "fmt.h"
 #include "report.h"
+#include "fixture.h"
 
 /* Run a printer into a string; caller frees. */
 #define CAPTURE(buf, call)                                      \
@@ -208,16 +209,9 @@ END_TEST
  */
 START_TEST(test_bpftrace_real)
 {
-	char *text = fmt_read_file("tests/fixtures/bpftrace-0.17-runq.txt", NULL), *p;
+	char *text = fixture_read(fixture_path("bpftrace-0.17-runq.txt"), NULL), *p;
 	unsigned blocks = 0;
 
-	if (!text) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/tests/fixtures/bpftrace-0.17-runq.txt",
-			 getenv("srcdir") ? getenv("srcdir") : ".");
-		text = fmt_read_file(path, NULL);
-	}
 	ck_assert_ptr_nonnull(text);
 	for (p = strstr(text, "\n@"); p; p = strstr(p, "\n@")) {
 		char *start = strchr(p + 1, '\n') + 1, *end = strstr(start, "\n\n"), *line;
@@ -281,8 +275,6 @@ int main(void)
 {
 	Suite *s = suite_create("hist");
 	TCase *tc = tcase_create("hist");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_slots);
 	tcase_add_test(tc, test_units);
@@ -295,9 +287,5 @@ int main(void)
 	tcase_add_test(tc, test_summary);
 	tcase_add_test(tc, test_json_str);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -14,6 +14,17 @@ const char *const fixture_kernels[] = {
 	NULL,
 };
 
+int check_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
 const char *fixture_path(const char *fmt, ...)
 {
 	static char buf[4096];

@@ -13,6 +13,9 @@ extern const char *const fixture_kernels[];	/* NULL-terminated */
 const char *fixture_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Load header_page and the sched formats found in kernels/<k>/raw. */
 int fixture_layout(struct sched_layout *l, const char *kernel);
+/* Run a suite; returns the exit status for main(). */
+#include <check.h>
+int check_run(Suite *s);
 /* Whole file, NUL-terminated, caller frees; aborts the test when missing. */
 char *fixture_read(const char *path, size_t *len);
 
