@@ -29,6 +29,18 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	ret = groups_init(&an->runq.groups, cfg->max_groups);
 	if (!ret)
 		ret = groups_init(&an->off.groups, cfg->max_groups);
+	if (!ret && cfg->stacks) {
+		an->stack_tid = malloc(AN_MAX_CPUS * sizeof(*an->stack_tid));
+		ret = an->stack_tid ? 0 : -ENOMEM;
+		if (!ret)
+			memset(an->stack_tid, 0xff, AN_MAX_CPUS * sizeof(*an->stack_tid));
+		if (!ret)
+			ret = stacktab_init(&an->kstacks, cfg->max_stacks);
+		if (!ret)
+			ret = stacktab_init(&an->ustacks, cfg->max_stacks);
+		if (!ret)
+			ret = stackagg_init(&an->agg, cfg->max_stacks);
+	}
 	if (ret) {
 		analyzer_fini(an);
 		return ret;
@@ -40,6 +52,11 @@ void analyzer_fini(struct analyzer *an)
 {
 	free(an->cur);
 	free(an->cur_ts);
+	free(an->stack_tid);
+	an->stack_tid = NULL;
+	stacktab_fini(&an->kstacks);
+	stacktab_fini(&an->ustacks);
+	stackagg_fini(&an->agg);
 	an->cur = NULL;
 	an->cur_ts = NULL;
 	tasktab_fini(&an->tasks);
@@ -166,6 +183,44 @@ static bool off_state_wanted(const struct an_cfg *c, int64_t state)
 	return ((uint64_t)state & c->off_state_bits) != 0;
 }
 
+/*
+ * The off-CPU interval of @t ends at @end (the thread passed the -p/-t/-c
+ * filters). Returns 1 when it was recorded, 0 when --state/--min/--max
+ * left it out, -1 when it was negative.
+ */
+static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid,
+		     int32_t cpu, const char *comm)
+{
+	const struct an_cfg *c = &an->cfg;
+	uint64_t d = end - t->off_ts;
+
+	/* --state applies to how the interval began */
+	if (!off_state_wanted(c, t->off_state))
+		return 0;
+	if (end < t->off_ts) {
+		an->off.inc.negative++;
+		return -1;
+	}
+	if (d < c->off_min_ns || d > c->off_max_ns)
+		return 0;
+	record(an, &an->off, d, t->tid, tgid, cpu, comm);
+	if (c->stacks) {
+		int64_t id = t->tid;
+
+		if (c->key == KEY_PID || (c->stacks & AN_USTACK)) {
+			if (tgid == -2)
+				tgid = tgid_lookup(an, t->tid);
+			if (c->key == KEY_PID)
+				id = tgid >= 0 ? tgid : t->tid;
+		}
+		if (((c->stacks & AN_KSTACK) && !t->kstack) ||
+		    ((c->stacks & AN_USTACK) && !t->ustack))
+			an->counts.no_stack++;
+		stackagg_add(&an->agg, id, tgid, comm, t->kstack, t->ustack, d);
+	}
+	return 1;
+}
+
 /* next_pid was switched in on ev->cpu: close its pending intervals */
 static void switch_in(struct analyzer *an, const struct sched_event *ev)
 {
@@ -194,17 +249,8 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 	if (an->cfg.modes & AN_OFFCPU) {
 		t = tasktab_find(&an->tasks, tid);
 		if (t && (t->flags & TASK_OFF)) {
-			/* --state applies to how the interval began */
-			if (wanted && off_state_wanted(&an->cfg, t->off_state)) {
-				uint64_t d = ev->ts - t->off_ts;
-
-				if (ev->ts < t->off_ts)
-					an->off.inc.negative++;
-				else if (d >= an->cfg.off_min_ns &&
-					 d <= an->cfg.off_max_ns)
-					record(an, &an->off, d, tid, tgid,
-					       ev->cpu, ev->next_comm);
-			}
+			if (wanted)
+				close_off(an, t, ev->ts, tgid, ev->cpu, ev->next_comm);
 			clear_start(an, t, TASK_OFF);
 		} else if (wanted) {
 			an->off.inc.open_at_start++;
@@ -240,8 +286,18 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 	 * an unwanted one must still end quietly at its switch-in rather than
 	 * look like an interval that began before the window.
 	 */
-	if ((c->modes & AN_OFFCPU) && !((uint64_t)ev->prev_state & an->dead_bits))
+	if ((c->modes & AN_OFFCPU) && !((uint64_t)ev->prev_state & an->dead_bits)) {
 		set_start(an, ev->pid, ev->comm, TASK_OFF, ev->ts, ev->prev_state);
+		if (c->stacks) {
+			struct task *t = tasktab_find(&an->tasks, ev->pid);
+
+			/* the stacks recorded right after this event are its */
+			if (t)
+				t->kstack = t->ustack = 0;
+			if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+				an->stack_tid[ev->cpu] = ev->pid;
+		}
+	}
 }
 
 /*
@@ -269,14 +325,31 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 		clear_start(an, t, TASK_RUNQ);
 	t = tasktab_find(&an->tasks, in);
 	if (t && (t->flags & TASK_OFF)) {
-		if (ts >= t->off_ts && task_wanted(an, in, t->comm, &tgid) &&
-		    off_state_wanted(&an->cfg, t->off_state) &&
-		    ts - t->off_ts >= an->cfg.off_min_ns &&
-		    ts - t->off_ts <= an->cfg.off_max_ns) {
-			record(an, &an->off, ts - t->off_ts, in, tgid, cpu, t->comm);
+		if (task_wanted(an, in, t->comm, &tgid) &&
+		    close_off(an, t, ts, tgid, cpu, t->comm) > 0)
 			an->counts.inferred++;
-		}
 		clear_start(an, t, TASK_OFF);
+	}
+}
+
+/* A stack record follows the event it belongs to on the same CPU. */
+static void attach_stack(struct analyzer *an, const struct sched_event *ev)
+{
+	struct task *t;
+	uint32_t id;
+
+	if (ev->cpu < 0 || ev->cpu >= AN_MAX_CPUS || an->stack_tid[ev->cpu] != ev->pid ||
+	    ev->pid <= 0)
+		return;
+	t = tasktab_find(&an->tasks, ev->pid);
+	if (!t || !(t->flags & TASK_OFF))
+		return;
+	if (ev->type == SEV_KSTACK && (an->cfg.stacks & AN_KSTACK)) {
+		id = stacktab_intern(&an->kstacks, ev->stack, ev->stack_depth);
+		t->kstack = id;
+	} else if (ev->type == SEV_USTACK && (an->cfg.stacks & AN_USTACK)) {
+		id = stacktab_intern(&an->ustacks, ev->stack, ev->stack_depth);
+		t->ustack = id;
 	}
 }
 
@@ -293,8 +366,9 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 	 * Every event names the task current on its CPU. One the trace never
 	 * switched in means a sched_switch is missing: lost, or (seen on
 	 * 6.18) a switch from or to idle that ftrace and perf did not record.
+	 * (Stack records name the task of the event they follow.)
 	 */
-	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS) {
+	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS && ev->type < SEV_KSTACK) {
 		int32_t *cur = &an->cur[ev->cpu];
 
 		if (*cur >= 0 && *cur != ev->common_pid)
@@ -302,6 +376,13 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 		*cur = ev->type == SEV_SWITCH ? ev->next_pid : ev->common_pid;
 		an->cur_ts[ev->cpu] = ev->ts;
 	}
+
+	if (ev->type >= SEV_KSTACK) {
+		attach_stack(an, ev);
+		return;
+	}
+	if (an->stack_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+		an->stack_tid[ev->cpu] = -1;
 
 	switch (ev->type) {
 	case SEV_WAKEUP:
@@ -343,6 +424,8 @@ void analyzer_next_interval(struct analyzer *an)
 {
 	groups_clear(&an->runq.groups);
 	groups_clear(&an->off.groups);
+	if (an->cfg.stacks)
+		stackagg_clear(&an->agg);
 	memset(&an->runq.inc, 0, sizeof(an->runq.inc));
 	memset(&an->off.inc, 0, sizeof(an->off.inc));
 	memset(&an->counts, 0, sizeof(an->counts));

@@ -12,11 +12,17 @@
 
 #include "event.h"
 #include "groups.h"
+#include "stacks.h"
 #include "tasktab.h"
 
 enum an_mode {
 	AN_RUNQ = 0x1,		/* wakeup/wakeup_new/preempt -> switch-in */
 	AN_OFFCPU = 0x2,	/* switch-out -> switch-in */
+};
+
+enum an_stacks {
+	AN_KSTACK = 0x1,	/* off-CPU time by kernel stack */
+	AN_USTACK = 0x2,	/* ... and by user stack */
 };
 
 enum an_key {
@@ -44,6 +50,8 @@ struct an_cfg {
 	struct sched_states states;
 	uint32_t max_tasks;
 	uint32_t max_groups;
+	unsigned stacks;		/* enum an_stacks bits (offcpu -K/-U) */
+	uint32_t max_stacks;		/* distinct stacks, and stack sums */
 	tgid_fn tgid_of;
 	void *tgid_arg;
 };
@@ -64,6 +72,7 @@ struct an_counts {
 					 * was never recorded */
 	uint64_t inferred;		/* off-CPU intervals closed at such a
 					 * gap's start (an underestimate) */
+	uint64_t no_stack;		/* ... summed without the stack asked for */
 };
 
 struct an_mode_state {
@@ -83,6 +92,9 @@ struct analyzer {
 	uint64_t last_ts;	/* newest event fed */
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
+	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
+	struct stacktab kstacks, ustacks;
+	struct stackagg agg;	/* off-CPU time by (id, kstack, ustack) */
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
 

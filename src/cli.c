@@ -73,7 +73,15 @@ static const char offcpu_only_help[] =
 "      --state LETTERS    only intervals that began in these states, e.g.\n"
 "                         S, D, S,D, R (preempted); default all\n"
 "      --min US           only intervals of at least US microseconds\n"
-"      --max US           only intervals of at most US microseconds\n";
+"      --max US           only intervals of at most US microseconds\n"
+"  -K, --kernel-stacks    total off-CPU time by kernel stack (offcputime)\n"
+"  -U, --user-stacks      ... and by user stack (needs frame pointers;\n"
+"                         the ring backend keeps 8 user frames)\n"
+"  -f, --folded           folded stacks for flame graphs (with -K/-U)\n"
+"  -d, --delimited        '-' between user and kernel frames in -f output\n"
+"      --stack-depth N    print at most N frames per stack (default 127)\n"
+"      --top N            only the N stacks with the most time\n"
+"      --max-stacks N     distinct stacks and stack totals kept (65536)\n";
 
 static const char runq_examples[] =
 "\n"
@@ -89,6 +97,9 @@ static const char offcpu_examples[] =
 "\n"
 "Examples:\n"
 "  offcpu-ftrace offcpu 10            # off-CPU time histogram, 10 seconds\n"
+"  offcpu-ftrace offcpu -K 10         # where threads block: time by stack\n"
+"  offcpu-ftrace offcpu -K -f -p 1234 10 > out.folded   # flame graph input\n"
+"  offcpu-ftrace offcpu -KU --state D --top 20 10\n"
 "  offcpu-ftrace offcpu --state D 10  # uninterruptible waits only (I/O)\n"
 "  offcpu-ftrace offcpu -P --min 1000 10   # per process, >= 1 ms only\n"
 "  offcpu-ftrace offcpu -t 4321 -m 30 # one thread, milliseconds\n";
@@ -119,6 +130,9 @@ enum {
 	OPT_MIN,
 	OPT_MAX,
 	OPT_DRY_RUN,
+	OPT_STACK_DEPTH,
+	OPT_TOP,
+	OPT_MAX_STACKS,
 };
 
 static const struct option long_opts[] = {
@@ -140,6 +154,13 @@ static const struct option long_opts[] = {
 	{ "min", required_argument, NULL, OPT_MIN },
 	{ "max", required_argument, NULL, OPT_MAX },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "kernel-stacks", no_argument, NULL, 'K' },
+	{ "user-stacks", no_argument, NULL, 'U' },
+	{ "folded", no_argument, NULL, 'f' },
+	{ "delimited", no_argument, NULL, 'd' },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -186,10 +207,12 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	o->max_groups = 4096;
 	o->max_us = UINT64_MAX;
 	o->count = 1;
+	o->stack_depth = STACK_MAX_DEPTH;
+	o->max_stacks = 65536;
 
 	optind = 0;	/* glibc: full reset, also of its internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:t:c:PLCmTh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:t:c:PLCmThKUfd", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -297,6 +320,45 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		case OPT_DRY_RUN:
 			o->dry_run = true;
 			break;
+		case 'K':
+		case 'U':
+		case 'f':
+		case 'd':
+			if (!offcpu) {
+				usage_err(cmd, "-%c is an option of offcpu", c);
+				return EXIT_USAGE;
+			}
+			if (c == 'K')
+				o->kstack = true;
+			else if (c == 'U')
+				o->ustack = true;
+			else if (c == 'f')
+				o->folded = true;
+			else
+				o->delimited = true;
+			break;
+		case OPT_STACK_DEPTH:
+		case OPT_TOP:
+		case OPT_MAX_STACKS:
+			if (!offcpu) {
+				usage_err(cmd, "%s is an option of offcpu", c == OPT_TOP ? "--top" :
+					  c == OPT_STACK_DEPTH ? "--stack-depth" : "--max-stacks");
+				return EXIT_USAGE;
+			}
+			if (parse_u64(optarg, 1, c == OPT_STACK_DEPTH ? STACK_MAX_DEPTH : 1u << 24, &v)) {
+				usage_err(cmd, "%s: '%s' is not a count (1..%u)",
+					  c == OPT_TOP ? "--top" : c == OPT_STACK_DEPTH ?
+					  "--stack-depth" : "--max-stacks", optarg,
+					  c == OPT_STACK_DEPTH ? STACK_MAX_DEPTH : 1u << 24);
+				return EXIT_USAGE;
+			}
+			if (c == OPT_STACK_DEPTH)
+				o->stack_depth = (uint32_t)v;
+			else if (c == OPT_TOP)
+				o->top = (uint32_t)v;
+			else
+				o->max_stacks = (uint32_t)v;
+			break;
 		case 'h':
 			print_help(cmd);
 			return EXIT_OK;
@@ -310,6 +372,23 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	}
 	if (o->pid >= 0 && o->tid >= 0) {
 		usage_err(cmd, "-p and -t cannot be combined");
+		return EXIT_USAGE;
+	}
+	if ((o->folded || o->delimited || o->top) && !o->kstack && !o->ustack) {
+		usage_err(cmd, "-f, -d and --top need stacks: add -K and/or -U");
+		return EXIT_USAGE;
+	}
+	if ((o->kstack || o->ustack) && o->fmt == FMT_BPFTRACE) {
+		usage_err(cmd, "stacks have no bpftrace layout: use the default, -f or "
+			  "--format=json");
+		return EXIT_USAGE;
+	}
+	if ((o->kstack || o->ustack) && o->key == KEY_CPU) {
+		usage_err(cmd, "stacks are summed per thread (default) or process (-P), not per CPU");
+		return EXIT_USAGE;
+	}
+	if (o->folded && o->fmt == FMT_JSON) {
+		usage_err(cmd, "-f and --format=json exclude each other");
 		return EXIT_USAGE;
 	}
 	if (o->min_us > o->max_us) {

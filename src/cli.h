@@ -31,6 +31,13 @@ struct trace_opts {
 	uint64_t duration_ns;		/* 0 = until a signal */
 	uint64_t count;			/* intervals to print */
 	bool dry_run;			/* parse only (man page examples) */
+	/* offcpu by stack (-K, -U) */
+	bool kstack, ustack;
+	bool folded;			/* -f */
+	bool delimited;			/* -d: "-" between user and kernel */
+	uint32_t stack_depth;		/* frames printed per stack */
+	uint32_t top;			/* 0 = all */
+	uint32_t max_stacks;
 };
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -119,7 +119,7 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	json_str(stdout, c->clocks, sizeof(c->clocks));
 	printf(",\"clock\":\"%s\"", c->clock_mono ? "mono" : c->clock_global ? "global" : "");
 	printf(",\"events\":{");
-	for (i = SEV_SWITCH; i < SEV_NTYPES; i++)
+	for (i = SEV_SWITCH; i < SEV_NSCHED; i++)
 		printf("%s\"%s\":%s", i == SEV_SWITCH ? "" : ",", sched_ev_name(i),
 		       c->ev[i] ? "true" : "false");
 	printf("},\"preempt_mask\":%llu,\"preempt_from_fmt\":%s",

@@ -20,6 +20,8 @@ const char *sched_ev_name(unsigned type)
 		[SEV_SWITCH] = "sched_switch",
 		[SEV_WAKEUP] = "sched_wakeup",
 		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
+		[SEV_KSTACK] = "kernel_stack",
+		[SEV_USTACK] = "user_stack",
 	};
 
 	return type < SEV_NTYPES && names[type] ? names[type] : "unknown";

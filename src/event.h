@@ -17,16 +17,22 @@ enum sched_ev_type {
 	SEV_SWITCH = 1,
 	SEV_WAKEUP,
 	SEV_WAKEUP_NEW,
+	SEV_NSCHED,			/* the sched events end here */
+	SEV_KSTACK = SEV_NSCHED,	/* kernel stack of the event before it */
+	SEV_USTACK,			/* user stack of the event before it */
 	SEV_NTYPES,
 };
+
+#define STACK_MAX_DEPTH 127	/* frames kept per stack (as BPF's default) */
 
 struct sched_event {
 	uint64_t ts;		/* ns in the trace clock */
 	int32_t cpu;		/* CPU whose buffer recorded the event */
 	int32_t common_pid;	/* task current on that CPU when it was recorded */
 	uint8_t type;		/* enum sched_ev_type */
-	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid */
-	int32_t next_pid;	/* switch only */
+	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid;
+				 * stacks: the thread (common_pid) */
+	int32_t next_pid;	/* switch: next_pid; user stack: the tgid */
 	int64_t prev_state;	/* switch only: raw tracepoint value */
 	/*
 	 * comm of pid / next_pid: borrowed pointers into the backend's
@@ -34,7 +40,7 @@ struct sched_event {
 	 */
 	const char *comm;
 	const char *next_comm;
-	/* kernel stack of the switch-out (pid), when captured; borrowed */
+	/* SEV_KSTACK/SEV_USTACK: frames, innermost first; borrowed */
 	const uint64_t *stack;
 	uint32_t stack_depth;
 };

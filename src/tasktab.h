@@ -18,8 +18,8 @@ struct task {
 	uint64_t runq_ts;
 	uint64_t off_ts;
 	int64_t off_state;	/* prev_state at the switch-out */
-	uint32_t stack_id;	/* stack at the switch-out, 0 = none */
-	uint32_t pad;
+	uint32_t kstack;	/* stacks at the switch-out, 0 = none */
+	uint32_t ustack;
 	char comm[16];		/* comm when the pending start was set */
 };
 

@@ -59,7 +59,13 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	ev->comm = (const char *)p + l->comm[t].off;
 	ev->stack = NULL;
 	ev->stack_depth = 0;
-	if (t == SEV_SWITCH) {
+	if (t >= SEV_KSTACK) {
+		ev->next_pid = t == SEV_USTACK ? ev->pid : 0;	/* tgid */
+		ev->pid = ev->common_pid;
+		ev->comm = NULL;
+		ev->next_comm = NULL;
+		ev->prev_state = 0;
+	} else if (t == SEV_SWITCH) {
 		ev->next_pid = (int32_t)get_int(p, &l->next_pid);
 		ev->next_comm = (const char *)p + l->next_comm.off;
 		ev->prev_state = get_int(p, &l->prev_state);
@@ -69,6 +75,34 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 		ev->prev_state = 0;
 	}
 	return t;
+}
+
+void decode_stack(const struct sched_layout *l, const void *data, uint32_t size,
+		  struct sched_event *ev, uint64_t frames[STACK_MAX_DEPTH])
+{
+	const struct field_loc *f = &l->caller[ev->type - SEV_KSTACK];
+	const uint8_t *p = data;
+	uint32_t room, n, i;
+
+	/* what the record really holds bounds what its header claims */
+	room = size > f->off ? (size - f->off) / 8 : 0;
+	n = room;
+	if (ev->type == SEV_KSTACK) {
+		int64_t claimed = get_int(p, &l->pid[SEV_KSTACK]);
+
+		if (claimed >= 0 && (uint64_t)claimed < n)
+			n = (uint32_t)claimed;
+	}
+	if (n > STACK_MAX_DEPTH)
+		n = STACK_MAX_DEPTH;
+	for (i = 0; i < n; i++) {
+		memcpy(&frames[i], p + f->off + 8 * i, 8);
+		/* user stacks end at the first empty slot */
+		if (ev->type == SEV_USTACK && (frames[i] == 0 || frames[i] == UINT64_MAX))
+			break;
+	}
+	ev->stack = frames;
+	ev->stack_depth = i;
 }
 
 int page_cursor_init(struct page_cursor *c, const struct sched_layout *l)

@@ -23,6 +23,14 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 		       uint32_t size, uint64_t ts, int32_t cpu,
 		       struct sched_event *ev);
 
+/*
+ * Stack records: frames are copied into @frames (records are only 4-byte
+ * aligned) and ev->stack points there. Call after decode_record() said
+ * SEV_KSTACK or SEV_USTACK.
+ */
+void decode_stack(const struct sched_layout *l, const void *data, uint32_t size,
+		  struct sched_event *ev, uint64_t frames[STACK_MAX_DEPTH]);
+
 /* One page being walked. */
 struct page_cursor {
 	struct kbuffer *kb;

@@ -14,7 +14,14 @@ static const char *const ev_names[SEV_NTYPES] = {
 	[SEV_SWITCH] = "sched_switch",
 	[SEV_WAKEUP] = "sched_wakeup",
 	[SEV_WAKEUP_NEW] = "sched_wakeup_new",
+	[SEV_KSTACK] = "kernel_stack",
+	[SEV_USTACK] = "user_stack",
 };
+
+static const char *ev_system(unsigned type)
+{
+	return type >= SEV_KSTACK ? "ftrace" : "sched";
+}
 
 int fmt_init(struct sched_layout *l)
 {
@@ -138,7 +145,7 @@ int fmt_add_event(struct sched_layout *l, const char *text, size_t len)
 
 	if (type < 0)
 		return type;
-	err = tep_parse_event(l->tep, text, len, "sched");
+	err = tep_parse_event(l->tep, text, len, ev_system((unsigned)type));
 	if (err)
 		return -EINVAL;
 	l->id[type] = 0;	/* set for real in fmt_resolve() */
@@ -180,7 +187,7 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 
 		if (l->id[i] < 0)
 			continue;
-		ev = tep_find_event_by_name(l->tep, "sched", ev_names[i]);
+		ev = tep_find_event_by_name(l->tep, ev_system(i), ev_names[i]);
 		if (!ev) {
 			*missing = ev_names[i];
 			return -EINVAL;
@@ -188,7 +195,18 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 		l->id[i] = ev->id;
 		bad |= loc(ev, "common_type", &l->common_type, ms);
 		bad |= loc(ev, "common_pid", &l->common_pid, ms);
-		if (i == SEV_SWITCH) {
+		if (i >= SEV_KSTACK) {
+			/* kernel_stack: int size (entries); user_stack: u32 tgid */
+			bad |= loc(ev, i == SEV_KSTACK ? "size" : "tgid", &l->pid[i], ms);
+			bad |= loc(ev, "caller", &l->caller[i - SEV_KSTACK], ms);
+			/* caller[] is declared [8] but is as long as the record */
+			l->min_size[i] = l->caller[i - SEV_KSTACK].off;
+			if (bad || l->pid[i].size != 4) {
+				*missing = ev_names[i];
+				return -EINVAL;
+			}
+			continue;
+		} else if (i == SEV_SWITCH) {
 			bad |= loc(ev, "prev_pid", &l->pid[i], ms);
 			bad |= loc(ev, "prev_comm", &l->comm[i], ms);
 			bad |= loc(ev, "prev_state", &l->prev_state, ms);

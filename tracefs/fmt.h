@@ -27,6 +27,7 @@ struct sched_layout {
 	/* per type: pid/comm (switch: prev_*), next_* for switch */
 	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
 	struct field_loc prev_state, next_pid, next_comm;
+	struct field_loc caller[2];		/* kernel_stack, user_stack */
 	struct sched_states states;
 	bool preempt_from_fmt;	/* mask read from print fmt, not derived */
 	uint32_t page_commit_off, page_commit_size;	/* header_page "commit" */
@@ -39,7 +40,10 @@ int fmt_init(struct sched_layout *l);
 void fmt_fini(struct sched_layout *l);
 /* Parse the text of header_page. */
 int fmt_header_page(struct sched_layout *l, const char *text, size_t len);
-/* Parse the text of one sched event's format file; -ENOENT if not one we use. */
+/*
+ * Parse the text of one format file: a sched event, or ftrace's
+ * kernel_stack/user_stack; -ENOENT if not one we use.
+ */
 int fmt_add_event(struct sched_layout *l, const char *text, size_t len);
 /* Resolve offsets of everything added; -EINVAL names in *missing. */
 int fmt_resolve(struct sched_layout *l, const char **missing);

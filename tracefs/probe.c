@@ -53,7 +53,7 @@ static bool clock_listed(const char *list, const char *name)
 
 void tfs_caps_probe(const char *override, struct tfs_caps *c)
 {
-	static const char *const evs[SEV_NTYPES] = {
+	static const char *const evs[SEV_NSCHED] = {
 		[SEV_SWITCH] = "sched_switch",
 		[SEV_WAKEUP] = "sched_wakeup",
 		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
@@ -87,7 +87,7 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 		tfs_caps_from_readme(text, c);
 		free(text);
 	}
-	for (i = SEV_SWITCH; i < SEV_NTYPES; i++) {
+	for (i = SEV_SWITCH; i < SEV_NSCHED; i++) {
 		snprintf(path, sizeof(path), "%s/events/sched/%s/format", c->dir, evs[i]);
 		c->ev[i] = access(path, R_OK) == 0;
 		if (i == SEV_SWITCH && c->ev[i] && (text = fmt_read_file(path, NULL))) {

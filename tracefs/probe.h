@@ -19,7 +19,7 @@ struct tfs_caps {
 	bool writable;
 	char clocks[256];		/* trace_clock, as the kernel lists it */
 	bool clock_mono, clock_global;
-	bool ev[SEV_NTYPES];		/* sched event formats present */
+	bool ev[SEV_NSCHED];		/* sched event formats present */
 	bool hist;			/* hist triggers (CONFIG_HIST_TRIGGERS) */
 	bool synth;			/* synthetic events */
 	bool synth_stack;		/* stacks as synthetic event fields */

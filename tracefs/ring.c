@@ -65,6 +65,7 @@ struct backend {
 	unsigned *heap;		/* CPUs with a loaded record, min-heap on ts */
 	unsigned nheap;
 	struct page_cursor scratch;
+	uint64_t frames[STACK_MAX_DEPTH];	/* the stack being fed */
 };
 
 static void *page_get(struct backend *b)
@@ -120,7 +121,8 @@ static int load_format(struct backend *b, const char *rel, bool required,
 	return ret;
 }
 
-static int setup_layout(struct backend *b, char *err, size_t errlen)
+static int setup_layout(struct backend *b, const struct trace_req *req,
+			char *err, size_t errlen)
 {
 	const char *missing;
 	int ret;
@@ -132,7 +134,9 @@ static int setup_layout(struct backend *b, char *err, size_t errlen)
 	if ((ret = load_format(b, "header_page", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)))
+	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
+	    (req->kstack && (ret = load_format(b, "ftrace/kernel_stack/format", true, err, errlen))) ||
+	    (req->ustack && (ret = load_format(b, "ftrace/user_stack/format", true, err, errlen))))
 		return ret;
 	ret = fmt_resolve(&b->layout, &missing);
 	if (ret)
@@ -185,6 +189,68 @@ static int write_pids(struct backend *b, const struct trace_req *req)
 	if (!ret && req->follow_fork)
 		ret = tfs_inst_write(b->inst, "options/event-fork", "1");
 	return ret;
+}
+
+/*
+ * The filter of the stacktrace trigger: only switch-outs that start an
+ * interval the analyzer will keep carry a stack. Built from this kernel's
+ * state table, never from user text.
+ */
+static void stack_filter(struct backend *b, const char *letters, char *buf, size_t len)
+{
+	const struct sched_states *st = &b->layout.states;
+	uint64_t bits = 0;
+	bool r = false;
+	const char *p;
+
+	if (!letters) {
+		snprintf(buf, len, "prev_pid != 0");
+		return;
+	}
+	for (p = letters; *p; p++) {
+		char one[2] = { *p, 0 };
+
+		if (*p == 'R')
+			r = true;
+		else if (*p != ',')
+			bits |= sched_states_mask(st, one);
+	}
+	snprintf(buf, len, "prev_pid != 0 && (prev_state & %llu%s",
+		 (unsigned long long)bits, r ? " || prev_state == 0" : ")");
+	if (r)
+		snprintf(buf + strlen(buf), len - strlen(buf), " || prev_state == %llu)",
+			 (unsigned long long)st->preempt_mask);
+}
+
+static int setup_stacks(struct backend *b, const struct trace_req *req,
+			char *err, size_t errlen)
+{
+	char filter[256], trig[280], undo[300], *path;
+	int ret;
+
+	if (req->ustack) {
+		/* instance option: a user stack after every event it records */
+		ret = tfs_inst_write(b->inst, "options/userstacktrace", "1");
+		if (ret)
+			return errf(err, errlen, ret, "cannot set options/userstacktrace");
+	}
+	if (!req->kstack)
+		return 0;
+	stack_filter(b, req->stack_states, filter, sizeof(filter));
+	snprintf(trig, sizeof(trig), "stacktrace if %s", filter);
+	snprintf(undo, sizeof(undo), "!%s", trig);
+	path = tracefs_instance_get_file(b->inst, "events/sched/sched_switch/trigger");
+	if (!path)
+		return errf(err, errlen, -ENOMEM, "trigger");
+	/* recorded before it is made: removed before the instance is */
+	ret = tfs_undo_write(&b->undo, path, undo, true);
+	tracefs_put_tracing_file(path);
+	if (ret)
+		return errf(err, errlen, ret, "undo list");
+	ret = tfs_inst_write(b->inst, "events/sched/sched_switch/trigger", trig);
+	if (ret)
+		return errf(err, errlen, ret, "cannot set the stacktrace trigger '%s'", trig);
+	return 0;
 }
 
 static int count_cpus(struct backend *b)
@@ -303,7 +369,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	ret = tfs_inst_write(b->inst, "tracing_on", "0");
 	if (ret)
 		return errf(err, errlen, ret, "cannot turn off tracing in our instance");
-	ret = setup_layout(b, err, errlen);
+	ret = setup_layout(b, req, err, errlen);
 	if (ret)
 		return ret;
 	ret = set_clock(b, err, errlen);
@@ -339,6 +405,9 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 		if (ret)
 			return errf(err, errlen, ret, "cannot enable %s", events[i]);
 	}
+	ret = setup_stacks(b, req, err, errlen);
+	if (ret)
+		return ret;
 	ret = open_cpus(b, kb, err, errlen);
 	if (ret)
 		return ret;
@@ -524,9 +593,18 @@ static void feed(struct backend *b, uint64_t upto, sched_ev_cb cb, void *arg)
 
 		if (c->cur.ts > upto)
 			return;
-		if (decode_record(&b->layout, c->cur.rec, page_cursor_size(&c->cur),
-				  c->cur.ts, c->cpu, &ev))
+		switch (decode_record(&b->layout, c->cur.rec, page_cursor_size(&c->cur),
+				      c->cur.ts, c->cpu, &ev)) {
+		case 0:
+			break;
+		case SEV_KSTACK:
+		case SEV_USTACK:
+			decode_stack(&b->layout, c->cur.rec, page_cursor_size(&c->cur),
+				     &ev, b->frames);
+			/* fall through */
+		default:
 			cb(&ev, arg);
+		}
 		page_cursor_next(&c->cur);
 		if (!c->cur.rec) {
 			page_put(b, c->q[c->qhead]);

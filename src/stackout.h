@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Off-CPU time by stack, printed as offcputime does, folded, or JSON. */
+#ifndef OFFCPU_STACKOUT_H
+#define OFFCPU_STACKOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyzer.h"
+
+/* Names frames; each returns 0 when resolved, else writes a raw form. */
+struct symbolizer {
+	int (*kernel)(void *arg, uint64_t addr, char *buf, size_t len);
+	int (*user)(void *arg, int32_t tgid, uint64_t addr, char *buf, size_t len);
+	void *karg, *uarg;
+};
+
+struct stack_report {
+	struct stackagg *agg;		/* sorted in place */
+	const struct stacktab *kstacks, *ustacks;
+	bool kstack, ustack;		/* what was asked for */
+	bool folded, delimited;
+	uint32_t depth;			/* frames printed per stack */
+	uint32_t top;			/* 0 = all */
+	enum an_key key;		/* KEY_PID: per process, else per thread */
+	uint64_t unit_ns;
+	const struct symbolizer *sym;
+};
+
+/* Text: offcputime's multi-line layout, or folded lines with r->folded. */
+void stacks_print_text(FILE *f, const struct stack_report *r);
+/* The JSON array value of "stacks". */
+void stacks_print_json(FILE *f, const struct stack_report *r);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacks.h"
+
+static uint32_t pow2_slots(uint32_t n)
+{
+	uint32_t s = 16;
+
+	while (s < 2ULL * n && s < (1u << 30))
+		s <<= 1;
+	return s;
+}
+
+static uint64_t hash_frames(const uint64_t *f, uint32_t n)
+{
+	uint64_t h = 1469598103934665603ULL ^ n;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= f[i];
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+int stacktab_init(struct stacktab *s, uint32_t max_stacks)
+{
+	uint32_t slots = pow2_slots(max_stacks);
+
+	memset(s, 0, sizeof(*s));
+	s->v = calloc(max_stacks, sizeof(*s->v));
+	s->index = malloc(slots * sizeof(*s->index));
+	/* frames grow on demand, bounded by max_stacks * STACK_MAX_DEPTH */
+	if (!s->v || !s->index) {
+		stacktab_fini(s);
+		return -ENOMEM;
+	}
+	memset(s->index, 0xff, slots * sizeof(*s->index));
+	s->mask = slots - 1;
+	s->cap = max_stacks;
+	return 0;
+}
+
+void stacktab_fini(struct stacktab *s)
+{
+	free(s->frames);
+	free(s->v);
+	free(s->index);
+	memset(s, 0, sizeof(*s));
+}
+
+uint32_t stacktab_intern(struct stacktab *s, const uint64_t *frames, uint32_t depth)
+{
+	uint64_t h;
+	uint32_t i;
+
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	h = hash_frames(frames, depth);
+	for (i = (uint32_t)h & s->mask;; i = (i + 1) & s->mask) {
+		int32_t pos = s->index[i];
+		struct stack_ent *e;
+
+		if (pos < 0)
+			break;
+		e = &s->v[pos];
+		if (e->hash == h && e->depth == depth &&
+		    !memcmp(s->frames + e->off, frames, depth * sizeof(*frames)))
+			return (uint32_t)pos + 1;
+	}
+	if (s->n == s->cap) {
+		s->overflow++;
+		return 0;
+	}
+	if (s->nframes + depth > s->cap_frames) {
+		uint64_t cap = s->cap_frames ? s->cap_frames * 2 : 4096;
+		uint64_t *nf;
+
+		while (cap < s->nframes + depth)
+			cap *= 2;
+		nf = realloc(s->frames, cap * sizeof(*nf));
+		if (!nf) {
+			s->overflow++;
+			return 0;
+		}
+		s->frames = nf;
+		s->cap_frames = cap;
+	}
+	memcpy(s->frames + s->nframes, frames, depth * sizeof(*frames));
+	s->v[s->n].hash = h;
+	s->v[s->n].off = (uint32_t)s->nframes;
+	s->v[s->n].depth = depth;
+	s->index[i] = (int32_t)s->n;
+	s->nframes += depth;
+	return ++s->n;
+}
+
+const uint64_t *stacktab_get(const struct stacktab *s, uint32_t id, uint32_t *depth)
+{
+	if (id == 0 || id > s->n) {
+		*depth = 0;
+		return NULL;
+	}
+	*depth = s->v[id - 1].depth;
+	return s->frames + s->v[id - 1].off;
+}
+
+static uint32_t agg_hash(int64_t id, uint32_t k, uint32_t u)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ULL;
+
+	h ^= ((uint64_t)k << 32 | u) * 0xc2b2ae3d27d4eb4fULL;
+	return (uint32_t)(h >> 32);
+}
+
+int stackagg_init(struct stackagg *a, uint32_t max_entries)
+{
+	uint32_t slots = pow2_slots(max_entries);
+
+	memset(a, 0, sizeof(*a));
+	a->v = calloc(max_entries, sizeof(*a->v));
+	a->index = malloc(slots * sizeof(*a->index));
+	if (!a->v || !a->index) {
+		stackagg_fini(a);
+		return -ENOMEM;
+	}
+	memset(a->index, 0xff, slots * sizeof(*a->index));
+	a->mask = slots - 1;
+	a->cap = max_entries;
+	return 0;
+}
+
+void stackagg_fini(struct stackagg *a)
+{
+	free(a->v);
+	free(a->index);
+	memset(a, 0, sizeof(*a));
+}
+
+void stackagg_clear(struct stackagg *a)
+{
+	a->n = 0;
+	a->overflow = a->overflow_ns = 0;
+	memset(a->index, 0xff, (a->mask + 1) * sizeof(*a->index));
+}
+
+void stackagg_add(struct stackagg *a, int64_t id, int32_t tgid, const char *comm,
+		  uint32_t kstack, uint32_t ustack, uint64_t ns)
+{
+	uint32_t i;
+	struct stackagg_ent *e;
+
+	for (i = agg_hash(id, kstack, ustack) & a->mask;; i = (i + 1) & a->mask) {
+		int32_t pos = a->index[i];
+
+		if (pos < 0)
+			break;
+		e = &a->v[pos];
+		if (e->id == id && e->kstack == kstack && e->ustack == ustack)
+			goto found;
+	}
+	if (a->n == a->cap) {
+		a->overflow++;
+		a->overflow_ns += ns;
+		return;
+	}
+	e = &a->v[a->n];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->tgid = tgid;
+	e->kstack = kstack;
+	e->ustack = ustack;
+	a->index[i] = (int32_t)a->n++;
+found:
+	if (comm)
+		memcpy(e->comm, comm, COMM_LEN);
+	if (tgid >= 0)
+		e->tgid = tgid;
+	e->count++;
+	e->total_ns += ns;
+}
+
+static int cmp_total(const void *x, const void *y)
+{
+	const struct stackagg_ent *a = x, *b = y;
+
+	if (a->total_ns != b->total_ns)
+		return a->total_ns < b->total_ns ? 1 : -1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->kstack > b->kstack) - (a->kstack < b->kstack);
+}
+
+void stackagg_sort(struct stackagg *a)
+{
+	uint32_t i;
+
+	qsort(a->v, a->n, sizeof(*a->v), cmp_total);
+	memset(a->index, 0xff, (a->mask + 1) * sizeof(*a->index));
+	for (i = 0; i < a->n; i++) {
+		uint32_t h = agg_hash(a->v[i].id, a->v[i].kstack, a->v[i].ustack) & a->mask;
+
+		while (a->index[h] >= 0)
+			h = (h + 1) & a->mask;
+		a->index[h] = (int32_t)i;
+	}
+}
