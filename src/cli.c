@@ -66,6 +66,7 @@ static const char common_help[] =
 "                         1024..8192 KiB)\n"
 "      --max-tasks N      threads with a pending start (default 65536)\n"
 "      --max-groups N     histograms with -P/-L/-C (default 4096)\n"
+"      --strict           exit 3 when events were lost (results partial)\n"
 "      --dry-run          check the command line and exit\n"
 "  -h, --help             this help\n";
 
@@ -114,7 +115,8 @@ static void print_help(const char *cmd)
 		fputs(offcpu_only_help, stdout);
 	fputs(runq ? runq_examples : offcpu_examples, stdout);
 	fputs("\nExit status: 0 done, 1 tracing failed (message says why), "
-	      "2 bad usage.\nSee offcpu-ftrace-", stdout);
+	      "2 bad usage,\n3 events were lost and --strict was given.\nSee offcpu-ftrace-",
+	      stdout);
 	fputs(cmd, stdout);
 	fputs("(8).\n", stdout);
 }
@@ -130,6 +132,7 @@ enum {
 	OPT_MIN,
 	OPT_MAX,
 	OPT_DRY_RUN,
+	OPT_STRICT,
 	OPT_STACK_DEPTH,
 	OPT_TOP,
 	OPT_MAX_STACKS,
@@ -154,6 +157,7 @@ static const struct option long_opts[] = {
 	{ "min", required_argument, NULL, OPT_MIN },
 	{ "max", required_argument, NULL, OPT_MAX },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "kernel-stacks", no_argument, NULL, 'K' },
 	{ "user-stacks", no_argument, NULL, 'U' },
 	{ "folded", no_argument, NULL, 'f' },
@@ -319,6 +323,9 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = true;
+			break;
+		case OPT_STRICT:
+			o->strict = true;
 			break;
 		case 'K':
 		case 'U':

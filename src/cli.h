@@ -13,6 +13,7 @@
 #define EXIT_OK		0
 #define EXIT_FAIL	1	/* the environment or the kernel refused */
 #define EXIT_USAGE	2	/* bad command line */
+#define EXIT_PARTIAL	3	/* --strict: events were lost, results partial */
 
 struct trace_opts {
 	const char *cmd;		/* "runq" or "offcpu" */
@@ -31,6 +32,7 @@ struct trace_opts {
 	uint64_t duration_ns;		/* 0 = until a signal */
 	uint64_t count;			/* intervals to print */
 	bool dry_run;			/* parse only (man page examples) */
+	bool strict;			/* exit EXIT_PARTIAL when events were lost */
 	/* offcpu by stack (-K, -U) */
 	bool kstack, ustack;
 	bool folded;			/* -f */

@@ -11,11 +11,13 @@
 
 #include "backend.h"
 #include "cli.h"
+#include "ksym.h"
 #include "probe.h"
 #include "procfs.h"
 #include "sig.h"
 #include "tfs.h"
 #include "timeutil.h"
+#include "usym.h"
 
 /* how often the reader wakes when the watermark does not wake it first */
 #define READ_PERIOD_MS 100
@@ -122,11 +124,61 @@ struct run {
 	bool mono;
 	uint64_t lost_prev[1024], lost_now[1024];
 	unsigned ncpu;
+	uint64_t lost_total;		/* all intervals: for --strict */
+	struct ksyms *ksyms;
+	struct usyms *usyms;
+	struct symbolizer sym;
 };
 
 static void on_event(const struct sched_event *ev, void *arg)
 {
-	analyzer_feed(arg, ev);
+	struct run *r = arg;
+
+	/* maps are read when a process is first seen, so one that exits
+	 * before the window ends still resolves */
+	if (ev->type == SEV_USTACK && r->usyms && ev->next_pid > 0)
+		usyms_snapshot(r->usyms, ev->next_pid);
+	analyzer_feed(&r->an, ev);
+}
+
+static int ksym_name(void *arg, uint64_t addr, char *buf, size_t len)
+{
+	return ksyms_format(arg, addr, buf, len);
+}
+
+static int usym_name(void *arg, int32_t tgid, uint64_t addr, char *buf, size_t len)
+{
+	return usyms_format(arg, tgid, addr, buf, len);
+}
+
+/* Symbol tables for -K/-U; a notice when the kernel hides addresses. */
+static int setup_symbols(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	int ret;
+
+	if (o->kstack) {
+		ret = ksyms_load(&r->ksyms, "/proc/kallsyms");
+		if (ret) {
+			err_msg("cannot read /proc/kallsyms: %s", strerror(-ret));
+			return EXIT_FAIL;
+		}
+		if (ksyms_restricted(r->ksyms))
+			err_msg("note: /proc/kallsyms hides kernel addresses (kptr_restrict): "
+				"kernel frames are printed as raw addresses");
+	}
+	if (o->ustack) {
+		r->usyms = usyms_new(4096);
+		if (!r->usyms) {
+			err_msg("out of memory");
+			return EXIT_FAIL;
+		}
+	}
+	r->sym.kernel = ksym_name;
+	r->sym.karg = r->ksyms;
+	r->sym.user = usym_name;
+	r->sym.uarg = r->usyms;
+	return -1;
 }
 
 /* Print one interval; returns 0 or -errno when stdout failed. */
@@ -135,6 +187,7 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 	const struct trace_opts *o = r->o;
 	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
 	uint64_t lost = 0, lost_iv[1024];
+	struct stack_report sr;
 	struct report rep;
 	unsigned i;
 
@@ -144,6 +197,7 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 		r->lost_prev[i] = r->lost_now[i];
 		lost += lost_iv[i];
 	}
+	r->lost_total += lost;
 	memset(&rep, 0, sizeof(rep));
 	rep.command = o->cmd;
 	rep.backend = r->ops->name;
@@ -163,6 +217,23 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 	rep.lost = lost;
 	rep.lost_cpu = lost_iv;
 	rep.ncpu = r->ncpu;
+	if (o->kstack || o->ustack) {
+		memset(&sr, 0, sizeof(sr));
+		sr.agg = &r->an.agg;
+		sr.kstacks = &r->an.kstacks;
+		sr.ustacks = &r->an.ustacks;
+		sr.kstack = o->kstack;
+		sr.ustack = o->ustack;
+		sr.folded = o->folded;
+		sr.delimited = o->delimited;
+		sr.depth = o->stack_depth;
+		sr.top = o->top;
+		sr.key = o->key;
+		sr.unit_ns = rep.unit_ns;
+		sr.sym = &r->sym;
+		rep.stacks = &sr;
+		rep.stack_overflow = r->an.kstacks.overflow + r->an.ustacks.overflow;
+	}
 	errno = 0;
 	report_print(stdout, o->fmt, &rep);
 	if (ferror(stdout))
@@ -174,6 +245,7 @@ static int trace_loop(struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	uint64_t iv_start, iv_end, now;
+	const char *what;
 	unsigned n;
 	int ret;
 
@@ -183,16 +255,17 @@ static int trace_loop(struct run *r)
 		return EXIT_FAIL;
 	}
 	iv_start = mono_ns();
+	what = (o->modes & AN_RUNQ) ? "run-queue latency" :
+	       o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
+	       o->kstack ? "off-CPU time by kernel stack" :
+	       o->ustack ? "off-CPU time by user stack" : "off-CPU time";
 	if (o->duration_ns)
 		fprintf(stderr, "offcpu-ftrace: tracing %s for %.6g s (backend %s, clock %s)"
-			"... Hit Ctrl-C to end.\n",
-			(o->modes & AN_RUNQ) ? "run-queue latency" : "off-CPU time",
+			"... Hit Ctrl-C to end.\n", what,
 			(double)o->duration_ns / 1e9 * (double)o->count, r->ops->name, r->clock);
 	else
 		fprintf(stderr, "offcpu-ftrace: tracing %s (backend %s, clock %s)"
-			"... Hit Ctrl-C to end.\n",
-			(o->modes & AN_RUNQ) ? "run-queue latency" : "off-CPU time",
-			r->ops->name, r->clock);
+			"... Hit Ctrl-C to end.\n", what, r->ops->name, r->clock);
 	for (n = 1;; n++) {
 		bool last = !o->duration_ns || n == o->count;
 
@@ -208,7 +281,7 @@ static int trace_loop(struct run *r)
 			r->ops->wait(r->b, left_ms > READ_PERIOD_MS ? READ_PERIOD_MS
 							     : (int)left_ms - 1);
 			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
-					   on_event, &r->an);
+					   on_event, r);
 			if (ret) {
 				err_msg("reading the trace buffers failed: %s", strerror(-ret));
 				return EXIT_FAIL;
@@ -223,7 +296,7 @@ static int trace_loop(struct run *r)
 			}
 			if (sig_count >= 2)
 				return 128 + sig_last;	/* asked twice: restore, no output */
-			ret = r->ops->read(r->b, UINT64_MAX, true, on_event, &r->an);
+			ret = r->ops->read(r->b, UINT64_MAX, true, on_event, r);
 			if (ret) {
 				err_msg("reading the trace buffers failed: %s", strerror(-ret));
 				return EXIT_FAIL;
@@ -237,7 +310,7 @@ static int trace_loop(struct run *r)
 		/* interval boundary: everything up to iv_end, then the report */
 		sleep_until_ns(iv_end + BOUNDARY_SLACK_NS);
 		ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
-				   on_event, &r->an);
+				   on_event, r);
 		if (ret) {
 			err_msg("reading the trace buffers failed: %s", strerror(-ret));
 			return EXIT_FAIL;
@@ -251,6 +324,11 @@ static int trace_loop(struct run *r)
 	if (ret) {
 		err_msg("cannot write the output: %s", strerror(-ret));
 		return EXIT_FAIL;
+	}
+	if (o->strict && r->lost_total) {
+		err_msg("%llu events were lost: results are partial (--strict); "
+			"use a larger --buffer-size", (unsigned long long)r->lost_total);
+		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
 }
@@ -285,6 +363,12 @@ static int run_trace(const struct trace_opts *o)
 		req.pids = &o->tid;
 		req.npids = 1;
 	}
+	req.kstack = o->kstack;
+	req.ustack = o->ustack;
+	req.stack_states = o->state;
+	status = setup_symbols(r);
+	if (status >= 0)
+		goto out_free;
 
 	sig_setup();
 	warn_leftovers(o->tracefs);
@@ -311,6 +395,8 @@ static int run_trace(const struct trace_opts *o)
 	cfg.states = *r->ops->states(r->b);
 	cfg.max_tasks = o->max_tasks;
 	cfg.max_groups = o->max_groups;
+	cfg.stacks = (o->kstack ? AN_KSTACK : 0) | (o->ustack ? AN_USTACK : 0);
+	cfg.max_stacks = o->max_stacks;
 	cfg.tgid_of = proc_tgid;
 	status = state_filter(o, &cfg);
 	if (status >= 0)
@@ -334,6 +420,9 @@ out_close:
 	}
 	if (r->an_ok)
 		analyzer_fini(&r->an);
+out_free:
+	ksyms_free(r->ksyms);
+	usyms_free(r->usyms);
 	free(tids);
 	free(r);
 	return status;

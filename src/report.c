@@ -125,6 +125,11 @@ static void print_trailer(FILE *f, const struct report *r)
 			"before the gap\n", c->missed_switch, c->inferred);
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
+	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
+		fprintf(f, "# stacks: %" PRIu64 " intervals without the stack asked for "
+			"(shown as [Missed ... Stack]), %" PRIu64 " stacks and %" PRIu64
+			" intervals beyond --max-stacks\n", c->no_stack, r->stack_overflow,
+			r->stacks->agg->overflow);
 	if (c->tgid_unknown)
 		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
 			c->tgid_unknown);
@@ -138,6 +143,12 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 
 	if (r->timestamp)
 		print_timestamp(f, r);
+	if (r->stacks) {
+		/* folded output stays pure for flame graph tools */
+		stacks_print_text(f, r->stacks);
+		print_trailer(r->stacks->folded ? stderr : f, r);
+		return;
+	}
 	if (fmt == FMT_BPFTRACE)
 		groups_sort_by_count(gs);
 	else
@@ -246,10 +257,15 @@ static void print_json(FILE *f, struct report *r)
 		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
 		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
-		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64 "},\"groups\":[",
+		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64,
 		inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
 		c->missed_switch, c->inferred, c->late);
+	if (r->stacks)
+		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
+			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
+			r->stacks->agg->overflow);
+	fputs("},\"groups\":[", f);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));
 		json_group(f, r, &empty);
@@ -259,7 +275,12 @@ static void print_json(FILE *f, struct report *r)
 			fputc(',', f);
 		json_group(f, r, gs->v[i]);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	if (r->stacks) {
+		fputs(",\"stacks\":", f);
+		stacks_print_json(f, r->stacks);
+	}
+	fputs("}\n", f);
 }
 
 void report_print(FILE *f, enum out_format fmt, struct report *r)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analyzer.h"
+#include "stackout.h"
 
 enum out_format {
 	FMT_BCC,
@@ -35,6 +36,8 @@ struct report {
 	const struct an_counts *counts;
 	const struct an_incomplete *inc;
 	struct groups *groups;		/* sorted in place for printing */
+	const struct stack_report *stacks; /* offcpu -K/-U: print these */
+	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	uint64_t lost;			/* events lost, all CPUs */
 	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
 	unsigned ncpu;

@@ -121,13 +121,22 @@ static void *timed_sleeper(void *arg)
 static int pipe_fds[2];
 
 void blocked_in_pipe_read(void);
-/* The function name live tests look for in user stacks. */
+/*
+ * The function name live tests look for in user stacks. The read is a raw
+ * syscall instruction here, not glibc's read(): glibc is built without
+ * frame pointers, and its wrapper would hide this frame from a
+ * frame-pointer unwinder.
+ */
 __attribute__((noinline)) void blocked_in_pipe_read(void)
 {
 	char c;
-	ssize_t n = read(pipe_fds[0], &c, 1);
+	long ret;
 
-	(void)n;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_read), "D"((long)pipe_fds[0]), "S"(&c), "d"(1L)
+			 : "rcx", "r11", "memory");
+	(void)ret;
 }
 
 static void *pipe_reader(void *arg)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Kernel symbols from /proc/kallsyms: read once into a sorted array, looked
+ * up by binary search. kallsyms gives no sizes, so a symbol covers up to
+ * the next one, and never more than KSYMS_MAX_SPAN bytes.
+ */
+#ifndef OFFCPU_KSYM_H
+#define OFFCPU_KSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Past this distance from the nearest symbol an address is unknown. */
+#define KSYMS_MAX_SPAN	(1u << 20)
+
+struct ksyms;
+
+/*
+ * Load the text symbols (t T w W) of @path, normally "/proc/kallsyms".
+ * Returns 0 and a table in *out (caller frees with ksyms_free), -EINVAL on
+ * a malformed line, or another negative errno.
+ */
+int ksyms_load(struct ksyms **out, const char *path);
+void ksyms_free(struct ksyms *k);
+/*
+ * No usable address: kptr_restrict (or a reader without CAP_SYSLOG) makes
+ * the kernel print every address as 0. Lookups then always fail.
+ */
+bool ksyms_restricted(const struct ksyms *k);
+/* Symbols kept (aliases at one address count once). */
+size_t ksyms_count(const struct ksyms *k);
+/*
+ * Write "func" or "func [module]" for @addr into @buf (truncated to fit,
+ * always NUL-terminated when @len > 0). Returns 0, or -ENOENT after writing
+ * "0x<hex>" because no symbol covers @addr (@k may be NULL).
+ */
+int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+
+#endif
