@@ -23,6 +23,7 @@
 #include "fmt.h"
 #include "tfs.h"
 #include "timeutil.h"
+#include "tsheap.h"
 
 /*
  * Events reserved on one CPU become visible at commit; a record whose
@@ -62,8 +63,8 @@ struct backend {
 	char clock[16];
 	bool mono;
 	int on_fd;		/* instance tracing_on */
-	unsigned *heap;		/* CPUs with a loaded record, min-heap on ts */
-	unsigned nheap;
+	struct tsheap heap;	/* CPUs with a loaded record, by next_ts */
+	uint64_t *next_ts;	/* per CPU: timestamp of its current record */
 	struct page_cursor scratch;
 	uint64_t frames[STACK_MAX_DEPTH];	/* the stack being fed */
 };
@@ -296,9 +297,11 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 		per_cpu_pages = 16;
 	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
 	b->pfd = calloc(b->ncpu, sizeof(*b->pfd));
-	b->heap = calloc(b->ncpu, sizeof(*b->heap));
+	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
+	b->next_ts = calloc(b->ncpu, sizeof(*b->next_ts));
+	b->heap.key = b->next_ts;
 	b->pool = calloc((size_t)b->ncpu * per_cpu_pages, sizeof(*b->pool));
-	if (!b->cpus || !b->pfd || !b->heap || !b->pool)
+	if (!b->cpus || !b->pfd || !b->heap.v || !b->next_ts || !b->pool)
 		return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
 	for (i = 0; i < b->ncpu; i++) {
 		struct ring_cpu *c = &b->cpus[i];
@@ -449,43 +452,6 @@ static int ring_wait(struct backend *b, int timeout_ms)
 
 /* ---- merging the CPUs' queues in timestamp order ---- */
 
-static bool heap_less(struct backend *b, unsigned x, unsigned y)
-{
-	return b->cpus[b->heap[x]].cur.ts < b->cpus[b->heap[y]].cur.ts;
-}
-
-static void heap_swap(struct backend *b, unsigned x, unsigned y)
-{
-	unsigned t = b->heap[x];
-
-	b->heap[x] = b->heap[y];
-	b->heap[y] = t;
-}
-
-static void heap_down(struct backend *b, unsigned i)
-{
-	for (;;) {
-		unsigned l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < b->nheap && heap_less(b, l, m))
-			m = l;
-		if (r < b->nheap && heap_less(b, r, m))
-			m = r;
-		if (m == i)
-			return;
-		heap_swap(b, i, m);
-		i = m;
-	}
-}
-
-static void heap_up(struct backend *b, unsigned i)
-{
-	while (i && heap_less(b, i, (i - 1) / 2)) {
-		heap_swap(b, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
-}
-
 /* Load the CPU's next queued page that has a record; false when none. */
 static bool cpu_load(struct backend *b, struct ring_cpu *c)
 {
@@ -557,8 +523,8 @@ static int read_cycle(struct backend *b)
 		if (last && (c->capped || !b->mono))
 			c->last_ts = page_last_ts(b, last);
 		if (!c->loaded && c->qlen && cpu_load(b, c)) {
-			b->heap[b->nheap] = i;
-			heap_up(b, b->nheap++);
+			b->next_ts[i] = c->cur.ts;
+			tsheap_push(&b->heap, i);
 		}
 	}
 	return 0;
@@ -586,8 +552,8 @@ static uint64_t horizon(struct backend *b, uint64_t read_start)
 
 static void feed(struct backend *b, uint64_t upto, sched_ev_cb cb, void *arg)
 {
-	while (b->nheap) {
-		unsigned ci = b->heap[0];
+	while (b->heap.n) {
+		unsigned ci = b->heap.v[0];
 		struct ring_cpu *c = &b->cpus[ci];
 		struct sched_event ev;
 
@@ -611,13 +577,12 @@ static void feed(struct backend *b, uint64_t upto, sched_ev_cb cb, void *arg)
 			c->qhead = (c->qhead + 1) % c->qcap;
 			c->qlen--;
 			if (!cpu_load(b, c)) {
-				b->heap[0] = b->heap[--b->nheap];
-				if (b->nheap)
-					heap_down(b, 0);
+				tsheap_pop(&b->heap);
 				continue;
 			}
 		}
-		heap_down(b, 0);
+		b->next_ts[ci] = c->cur.ts;
+		tsheap_fix_top(&b->heap);
 	}
 }
 
@@ -733,7 +698,8 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 	if (b->layout_ok)
 		fmt_fini(&b->layout);
 	free(b->pool);
-	free(b->heap);
+	free(b->heap.v);
+	free(b->next_ts);
 	free(b->pfd);
 	free(b->cpus);
 	free(b);
