@@ -107,6 +107,18 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 	return true;
 }
 
+/* Is @tid selected by -p/-t (comm aside)? Idle and unknown are not. */
+static bool task_selected(struct analyzer *an, int32_t tid)
+{
+	if (tid <= 0)
+		return false;
+	if (an->cfg.tid >= 0)
+		return tid == an->cfg.tid;
+	if (an->cfg.pid >= 0)
+		return tgid_lookup(an, tid) == an->cfg.pid;
+	return true;
+}
+
 static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 		   int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
 {
@@ -313,6 +325,12 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 	uint64_t ts = an->cur_ts[cpu];
 	struct task *t;
 
+	/*
+	 * With -p/-t the backend may filter in the kernel, so switches between
+	 * other tasks are absent by design: only gaps of selected tasks count.
+	 */
+	if (!task_selected(an, out) && !task_selected(an, in))
+		return;
 	an->counts.missed_switch++;
 	if (out > 0 && (an->cfg.modes & AN_OFFCPU)) {
 		t = tasktab_find(&an->tasks, out);

@@ -10,14 +10,15 @@ need_live
 snapshot_save
 
 cpu=$(( $(nproc) - 1 ))
-run_bg "$TMP/runq.json" "$TMP/runq.err" runq -L --format=json 3
+run_bg "$TMP/runq.json" "$TMP/runq.err" runq -L --format=json ${BACKEND:+--backend=$BACKEND} 4
 wait_banner "$TMP/runq.err"
-"$WORKLOAD" runq "$cpu" 3 400 > "$TMP/wl.json" &
+# long enough that one wait lost to a missing switch stays under 2%
+"$WORKLOAD" runq "$cpu" 3 1000 > "$TMP/wl.json" &
 wl=$!
 BG_PIDS="$BG_PIDS $wl"
 wait "$TOOL_PID" || { cat "$TMP/runq.err"; fail "runq exited with $?"; }
 kill "$wl"; wait "$wl" 2>/dev/null
-check_restored "runq -L --format=json 3"
+check_restored "runq -L --format=json 4"
 
 "$PY" "${srcdir:-.}/tests/live/check_runq.py" "$TMP/runq.json" "$TMP/wl.json" ||
 	fail "run-queue sums do not match schedstat"
