@@ -70,5 +70,6 @@ struct backend_ops {
 };
 
 extern const struct backend_ops ring_backend_ops;
+extern const struct backend_ops perf_backend_ops;
 
 #endif

@@ -60,7 +60,7 @@ static const char common_help[] =
 "  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
 "  -T, --timestamp        print the time before each interval's output\n"
 "      --format FMT       bcc (default), bpftrace or json\n"
-"      --backend NAME     auto (default) or ring\n"
+"      --backend NAME     auto (default), ring or perf\n"
 "      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
 "      --buffer-size KB   ring buffer per CPU (default 32 MiB / online CPUs,\n"
 "                         1024..8192 KiB)\n"
@@ -267,8 +267,9 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			}
 			break;
 		case OPT_BACKEND:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "ring")) {
-				usage_err(cmd, "--backend: '%s' is not one of auto, ring", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "ring") &&
+			    strcmp(optarg, "perf")) {
+				usage_err(cmd, "--backend: '%s' is not one of auto, ring, perf", optarg);
 				return EXIT_USAGE;
 			}
 			o->backend = optarg;

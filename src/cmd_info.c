@@ -8,54 +8,30 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "choose.h"
 #include "cli.h"
+#include "perfcaps.h"
 #include "probe.h"
 #include "report.h"
 
 struct host {
 	char kernel[128];
-	int paranoid;		/* perf_event_paranoid, -99 unknown */
+	const char *tracefs;	/* --tracefs */
+	struct perf_caps pc;
 	bool psi, schedstat, btf;
 };
 
 static void probe_host(struct host *h)
 {
 	struct utsname u;
-	FILE *f;
 
 	memset(h, 0, sizeof(*h));
 	if (uname(&u) == 0)
 		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
-	h->paranoid = -99;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (f) {
-		if (fscanf(f, "%d", &h->paranoid) != 1)
-			h->paranoid = -99;
-		fclose(f);
-	}
+	perf_caps_probe(&h->pc);
 	h->psi = access("/proc/pressure/cpu", R_OK) == 0;
 	h->schedstat = access("/proc/self/schedstat", R_OK) == 0;
 	h->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
-}
-
-/* The backend a command gets, and why: the same rule as cmd_trace.c */
-static const char *choose(const struct tfs_caps *c, const char **why)
-{
-	if (!c->found) {
-		*why = c->why;
-		return NULL;
-	}
-	if (!c->writable) {
-		*why = c->why;
-		return NULL;
-	}
-	if (!c->ev[SEV_SWITCH] || !c->ev[SEV_WAKEUP]) {
-		*why = "sched_switch/sched_wakeup events missing";
-		return NULL;
-	}
-	*why = c->hist ? "tracefs writable (the hist backend is not built yet)"
-		       : "tracefs writable; no hist triggers in this kernel";
-	return "ring";
 }
 
 static const char *yesno(bool b)
@@ -65,7 +41,9 @@ static const char *yesno(bool b)
 
 static void print_text(const struct tfs_caps *c, const struct host *h)
 {
-	const char *why, *be = choose(c, &why);
+	char why[1024];
+	const struct backend_ops *ops = backend_choose("auto", h->tracefs, why, sizeof(why));
+	const char *be = ops ? ops->name : NULL;
 
 	printf("kernel:               %s\n", h->kernel);
 	if (c->found)
@@ -92,11 +70,15 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 		printf("stacktrace trigger:   %s\n", yesno(c->stacktrace_trigger));
 		printf("hist stack key:       %s\n", c->stack_key ? c->stack_key : "-");
 	}
-	if (h->paranoid == -99)
+	if (h->pc.paranoid == -99)
 		printf("perf_event_paranoid:  unknown\n");
 	else
-		printf("perf_event_paranoid:  %d\n", h->paranoid);
-	printf("running as root:      %s\n", yesno(geteuid() == 0));
+		printf("perf_event_paranoid:  %d\n", h->pc.paranoid);
+	printf("running as root:      %s\n", yesno(h->pc.root));
+	printf("capabilities:         CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_IPC_LOCK %s\n",
+	       yesno(h->pc.cap_perfmon), yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock));
+	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
+	       h->pc.why);
 	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
@@ -106,7 +88,9 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 
 static void print_json(const struct tfs_caps *c, const struct host *h)
 {
-	const char *why, *be = choose(c, &why);
+	char why[1024];
+	const struct backend_ops *ops = backend_choose("auto", h->tracefs, why, sizeof(why));
+	const char *be = ops ? ops->name : NULL;
 	unsigned i;
 
 	printf("{\"kernel\":");
@@ -134,13 +118,19 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	else
 		printf("null");
 	printf("},\"perf_event_paranoid\":");
-	if (h->paranoid == -99)
+	if (h->pc.paranoid == -99)
 		printf("null");
 	else
-		printf("%d", h->paranoid);
-	printf(",\"root\":%s,\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
-	       geteuid() == 0 ? "true" : "false", h->psi ? "true" : "false",
-	       h->schedstat ? "true" : "false", h->btf ? "true" : "false");
+		printf("%d", h->pc.paranoid);
+	printf(",\"root\":%s,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,\"cap_ipc_lock\":%s"
+	       ",\"perf_allowed\":%s,\"perf_why\":",
+	       h->pc.root ? "true" : "false", h->pc.cap_perfmon ? "true" : "false",
+	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
+	       h->pc.allowed ? "true" : "false");
+	json_str(stdout, h->pc.why, sizeof(h->pc.why));
+	printf(",\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
+	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
+	       h->btf ? "true" : "false");
 	printf(",\"backends\":{");
 	for (i = 0; i < 2; i++) {
 		printf("%s\"%s\":{\"backend\":", i ? "," : "", i ? "offcpu" : "runq");
@@ -149,7 +139,7 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 		else
 			printf("null");
 		printf(",\"why\":");
-		json_str(stdout, why, 256);
+		json_str(stdout, why, sizeof(why));
 		printf("}");
 	}
 	printf("}}\n");
@@ -220,6 +210,7 @@ int cmd_info(int argc, char **argv)
 	}
 	tfs_caps_probe(dir, c);
 	probe_host(&h);
+	h.tracefs = dir;
 	if (json)
 		print_json(c, &h);
 	else

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "choose.h"
 #include "cli.h"
 #include "ksym.h"
+#include "numparse.h"
 #include "probe.h"
 #include "procfs.h"
 #include "sig.h"
@@ -53,12 +55,6 @@ static void warn_leftovers(const char *override)
 			"run 'offcpu-ftrace cleanup'", s.n, s.n > 1 ? "s" : "", s.names);
 }
 
-static const struct backend_ops *pick_backend(const struct trace_opts *o)
-{
-	/* only the ring backend exists yet; auto picks it */
-	(void)o;
-	return &ring_backend_ops;
-}
 
 /* -p/-t must name live tasks: a typo should not trace nothing for 10 s */
 static int check_targets(const struct trace_opts *o)
@@ -125,15 +121,39 @@ struct run {
 	uint64_t lost_prev[1024], lost_now[1024];
 	unsigned ncpu;
 	uint64_t lost_total;		/* all intervals: for --strict */
+	int32_t debug_tid;
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct symbolizer sym;
 };
 
+/* OFFCPU_FTRACE_DEBUG_TID=N: every event that names thread N, on stderr */
+static void debug_event(const struct run *r, const struct sched_event *ev)
+{
+	char st[16];
+
+	if (ev->pid != r->debug_tid && ev->next_pid != r->debug_tid &&
+	    ev->common_pid != r->debug_tid)
+		return;
+	fprintf(stderr, "debug: %llu.%09llu cpu%d current=%d %s pid=%d",
+		(unsigned long long)(ev->ts / 1000000000ULL),
+		(unsigned long long)(ev->ts % 1000000000ULL), ev->cpu, ev->common_pid,
+		sched_ev_name(ev->type), ev->pid);
+	if (ev->type == SEV_SWITCH)
+		fprintf(stderr, " state=%s next=%d",
+			sched_state_str(&r->an.cfg.states, ev->prev_state, st, sizeof(st)),
+			ev->next_pid);
+	else if (ev->type >= SEV_KSTACK)
+		fprintf(stderr, " frames=%u", ev->stack_depth);
+	fputc('\n', stderr);
+}
+
 static void on_event(const struct sched_event *ev, void *arg)
 {
 	struct run *r = arg;
 
+	if (r->debug_tid > 0)
+		debug_event(r, ev);
 	/* maps are read when a process is first seen, so one that exits
 	 * before the window ends still resolves */
 	if (ev->type == SEV_USTACK && r->usyms && ev->next_pid > 0)
@@ -335,7 +355,7 @@ static int trace_loop(struct run *r)
 
 static int run_trace(const struct trace_opts *o)
 {
-	char err[BACKEND_ERRLEN] = "";
+	char err[BACKEND_ERRLEN] = "", why[512];
 	struct run *r = calloc(1, sizeof(*r));
 	struct trace_req req;
 	struct an_cfg cfg;
@@ -347,7 +367,16 @@ static int run_trace(const struct trace_opts *o)
 		return EXIT_FAIL;
 	}
 	r->o = o;
-	r->ops = pick_backend(o);
+	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
+		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
+	r->ops = backend_choose(o->backend, o->tracefs, why, sizeof(why));
+	if (!r->ops) {
+		err_msg("%s", why);
+		free(r);
+		return EXIT_FAIL;
+	}
+	if (!strcmp(o->backend, "auto") && r->ops != &ring_backend_ops)
+		err_msg("note: using the %s backend: %s", r->ops->name, why);
 	memset(&req, 0, sizeof(req));
 	req.tracefs = o->tracefs;
 	req.buffer_kb = o->buffer_kb;
@@ -371,7 +400,8 @@ static int run_trace(const struct trace_opts *o)
 		goto out_free;
 
 	sig_setup();
-	warn_leftovers(o->tracefs);
+	if (r->ops == &ring_backend_ops)
+		warn_leftovers(o->tracefs);
 	ret = r->ops->open(&r->b, &req, err, sizeof(err));
 	if (ret) {
 		err_msg("%s", err);

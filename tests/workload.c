@@ -7,10 +7,15 @@
  *     in a loop, all pinned to CPU. When done each thread blocks; the main
  *     thread then reads every thread's /proc schedstat (run_delay, pcount:
  *     the kernel's own run-queue accounting) and prints them as JSON.
- *   workload sleep N MS
+ *   workload sleep N MS [CPU]
  *     one thread sleeps MS ms N times, then blocks; prints its tid.
- *   workload pipe MS
+ *   workload pipe MS [CPU]
  *     one thread blocks MS ms reading a pipe nobody writes, then blocks.
+ *
+ * With CPU, the thread is pinned there beside a SCHED_IDLE spinner, so
+ * the CPU never idles: on the 6.18 development host, switches from an
+ * idle CPU's idle task are often not delivered to ftrace or perf, and a
+ * test of the tool must not depend on that kernel bug.
  *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
  * do after their measurement lands in the tracer's window.
@@ -106,12 +111,26 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* Keeps the CPU busy at the lowest priority; never measured. */
+static void *idle_spinner(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	(void)arg;
+	pin();
+	sched_setscheduler(0, SCHED_IDLE, &sp);
+	for (;;)
+		;
+	return NULL;
+}
+
 static void *timed_sleeper(void *arg)
 {
 	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
 	long i;
 
 	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	pin();
 	for (i = 0; i < sleep_n; i++)
 		nanosleep(&ts, NULL);
 	park();
@@ -142,6 +161,7 @@ __attribute__((noinline)) void blocked_in_pipe_read(void)
 static void *pipe_reader(void *arg)
 {
 	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	pin();
 	blocked_in_pipe_read();
 	park();
 	return NULL;
@@ -204,15 +224,23 @@ int main(int argc, char **argv)
 			pthread_create(&th[i], NULL, spinner, (void *)i);
 		pthread_create(&th[n], NULL, sleeper, (void *)n);
 		n++;
-	} else if (argc == 4 && !strcmp(argv[1], "sleep")) {
+	} else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sleep")) {
 		sleep_n = arg_long(argv[2]);
 		sleep_ms = arg_long(argv[3]);
+		if (argc == 5) {
+			cpu = (int)arg_long(argv[4]);
+			pthread_create(&th[1], NULL, idle_spinner, NULL);
+		}
 		pthread_create(&th[0], NULL, timed_sleeper, (void *)0);
 		n = 1;
-	} else if (argc == 3 && !strcmp(argv[1], "pipe")) {
+	} else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pipe")) {
 		if (pipe(pipe_fds))
 			return 1;
 		sleep_ms = arg_long(argv[2]);
+		if (argc == 4) {
+			cpu = (int)arg_long(argv[3]);
+			pthread_create(&th[1], NULL, idle_spinner, NULL);
+		}
 		pthread_create(&th[0], NULL, pipe_reader, (void *)0);
 		n = 1;
 		/* let the reader block, then wake it by writing after MS ms */
@@ -224,7 +252,8 @@ int main(int argc, char **argv)
 				return 1;
 		}
 	} else {
-		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS | pipe MS\n");
+		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS [CPU] | "
+			"pipe MS [CPU]\n");
 		return 2;
 	}
 	wait_parked((int)n);

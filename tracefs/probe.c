@@ -89,7 +89,8 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 	}
 	for (i = SEV_SWITCH; i < SEV_NSCHED; i++) {
 		snprintf(path, sizeof(path), "%s/events/sched/%s/format", c->dir, evs[i]);
-		c->ev[i] = access(path, R_OK) == 0;
+		/* effective ids and capabilities, as the opens will see them */
+		c->ev[i] = faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
 		if (i == SEV_SWITCH && c->ev[i] && (text = fmt_read_file(path, NULL))) {
 			struct sched_states st;
 

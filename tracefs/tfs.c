@@ -80,7 +80,7 @@ int tfs_find(const char *override, char *dir, size_t len, char *err, size_t errl
 	if (find_mount("tracefs", dir, len) == 0) {
 		if (is_tracefs_dir(dir))
 			return 0;
-		if (access(dir, X_OK) && errno == EACCES) {
+		if (faccessat(AT_FDCWD, dir, X_OK, AT_EACCESS) && errno == EACCES) {
 			snprintf(err, errlen, "cannot read tracefs at %s (permission "
 				 "denied): run as root", dir);
 			return -EACCES;
@@ -109,7 +109,7 @@ bool tfs_writable(const char *dir)
 	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
 		return false;
 	snprintf(p, sizeof(p), "%s/instances", dir);
-	return access(p, W_OK) == 0;
+	return faccessat(AT_FDCWD, p, W_OK, AT_EACCESS) == 0;
 }
 
 static int undo_push(struct tfs_undo_list *u, struct tfs_undo *e)

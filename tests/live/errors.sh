@@ -71,10 +71,10 @@ else
 fi
 
 # read-only tracefs in a private mount namespace (per-mount flag, so the
-# host's tracefs stays writable)
+# host's tracefs stays writable); auto would pick perf (perf_backend.sh)
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	unshare -m --propagation private sh -c \
-		"mount -o bind,remount,ro '$T' && exec '$BIN' runq 1" > "$TMP/o" 2> "$TMP/e"; rc=$?
+		"mount -o bind,remount,ro '$T' && exec '$BIN' runq --backend=ring 1" > "$TMP/o" 2> "$TMP/e"; rc=$?
 	[ $rc = 1 ] || { cat "$TMP/e"; fail "read-only tracefs: exit $rc, want 1"; }
 	grep -q "read-only" "$TMP/e" || { cat "$TMP/e"; fail "read-only tracefs not named"; }
 	note "read-only: $(cat "$TMP/e")"

@@ -1,14 +1,19 @@
 #!/bin/bash
 # A thread sleeping 20 ms N times shows N off-CPU intervals in the
 # [16 ms, 32 ms) bucket of `offcpu -L -m`, in each text format too.
+# The sleeper shares its CPU with a SCHED_IDLE spinner so the CPU never
+# idles: the 6.18 development host often fails to deliver switches from an
+# idle CPU's idle task to ftrace and perf (see docs/design.md), which is
+# not what this test is about.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 snapshot_save
 N=15
+cpu=$(( $(nproc) - 1 ))
 
-run_bg "$TMP/off.json" "$TMP/off.err" offcpu -L -m --format=json 2
+run_bg "$TMP/off.json" "$TMP/off.err" offcpu -L -m --format=json ${BACKEND:+--backend=$BACKEND} 2
 wait_banner "$TMP/off.err"
-"$WORKLOAD" sleep $N 20 > "$TMP/wl.json" &
+"$WORKLOAD" sleep $N 20 $cpu > "$TMP/wl.json" &
 wl=$!
 BG_PIDS="$BG_PIDS $wl"
 wait "$TOOL_PID" || { cat "$TMP/off.err"; fail "offcpu exited with $?"; }
@@ -25,13 +30,16 @@ assert g, "sleeper tid %d not in output" % tid
 b = {(x["low"], x["high"]): x["count"] for x in g[0]["buckets"]}
 print("sleeper", tid, "buckets", b, "incomplete", out["incomplete"])
 assert b.get((16, 31)) == n, "expected %d intervals in [16, 32) ms" % n
+# nothing longer; shorter ones are the thread's migration to its CPU
+assert max(high for low, high in b) == 31, "intervals beyond 32 ms"
+assert 0.99 * n * 20e6 <= g[0]["sum_ns"] <= 1.05 * n * 20e6, "sum %d ns for %d sleeps" % (g[0]["sum_ns"], n)
 PY
 
 # The same in the two text layouts: a section for the thread with the row.
 for fmt in bcc bpftrace; do
-	run_bg "$TMP/off.txt" "$TMP/off.err" offcpu -L -m --format=$fmt 2
+	run_bg "$TMP/off.txt" "$TMP/off.err" offcpu -L -m --format=$fmt ${BACKEND:+--backend=$BACKEND} 2
 	wait_banner "$TMP/off.err"
-	"$WORKLOAD" sleep $N 20 > "$TMP/wl.json" &
+	"$WORKLOAD" sleep $N 20 $cpu > "$TMP/wl.json" &
 	wl=$!
 	BG_PIDS="$BG_PIDS $wl"
 	wait "$TOOL_PID" || fail "offcpu --format=$fmt exited with $?"

@@ -5,6 +5,8 @@
 # workload's own blocking function appears; folded output is valid.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
+# the blocked threads share a CPU with a SCHED_IDLE spinner: see offcpu_sleep.sh
+cpu=$(( $(nproc) - 1 ))
 # the pipe's read function: pipe_read, anon_pipe_read since 6.15
 PIPE_READ=$(awk '$3 == "pipe_read" || $3 == "anon_pipe_read" { print $3; exit }' /proc/kallsyms)
 [ -n "$PIPE_READ" ] || skip "no pipe_read in /proc/kallsyms"
@@ -14,9 +16,9 @@ BLOCK_MS=1000
 
 run_bg "$TMP/k.json" "$TMP/k.err" offcpu -K -U --format=json 3
 wait_banner "$TMP/k.err"
-"$WORKLOAD" pipe $BLOCK_MS > "$TMP/pipe.json" &
+"$WORKLOAD" pipe $BLOCK_MS $cpu > "$TMP/pipe.json" &
 p1=$!
-"$WORKLOAD" sleep 5 100 > "$TMP/sleep.json" &
+"$WORKLOAD" sleep 5 100 $cpu > "$TMP/sleep.json" &
 p2=$!
 BG_PIDS="$BG_PIDS $p1 $p2"
 wait "$TOOL_PID" || { cat "$TMP/k.err"; fail "offcpu -K -U exited with $?"; }
@@ -59,7 +61,7 @@ PY
 # folded: "comm;frame;...;frame N" lines only, nothing else on stdout
 run_bg "$TMP/f.txt" "$TMP/f.err" offcpu -K -f 1
 wait_banner "$TMP/f.err"
-"$WORKLOAD" pipe 500 > /dev/null &
+"$WORKLOAD" pipe 500 $cpu > /dev/null &
 p1=$!
 BG_PIDS="$BG_PIDS $p1"
 wait "$TOOL_PID" || fail "offcpu -K -f exited with $?"

@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The perf backend: the same sched tracepoints opened with perf_event_open,
+ * one event per CPU and type, all of a CPU's events writing into one mmap
+ * ring. Records are parsed in place (copied only when they wrap), their raw
+ * tracepoint payload decoded with the same format offsets as the tracefs
+ * backends, and CPUs merged in time order. Nothing is written to tracefs:
+ * only its format files are read, which stay readable when it is mounted
+ * read-only.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "decode.h"
+#include "fmt.h"
+#include "perfcaps.h"
+#include "tfs.h"
+#include "timeutil.h"
+#include "tsheap.h"
+
+#define ORDER_SLACK_NS (1000 * 1000ULL)
+#define NTYPES 3		/* sched_switch, sched_wakeup, sched_wakeup_new */
+
+struct pcpu {
+	int cpu;
+	int fd[NTYPES];		/* fd[0] owns the ring; the others redirect to it */
+	void *map;
+	size_t map_len;
+	struct perf_event_mmap_page *meta;
+	uint8_t *data;
+	uint64_t size;		/* data area bytes, a power of two */
+	uint64_t head;		/* data_head as last read */
+	uint64_t pos;		/* next record to parse */
+	uint64_t rec_start;	/* start of the record c->ev[] came from */
+	uint64_t chain_id;	/* perf id of this CPU's sched_switch event */
+	uint64_t lost;		/* PERF_RECORD_LOST */
+	/* the events of the current record: a switch may bring its stacks */
+	struct sched_event ev[3];
+	unsigned nev, iev;
+	uint64_t kfr[STACK_MAX_DEPTH], ufr[STACK_MAX_DEPTH];
+	uint8_t scratch[65536];	/* a record that wraps around the ring end */
+};
+
+struct backend {
+	char root[PATH_MAX];
+	struct sched_layout layout;
+	bool layout_ok;
+	struct pcpu *cpus;
+	unsigned ncpu;
+	struct pollfd *pfd;
+	struct tsheap heap;
+	uint64_t *next_ts;
+	bool mono;
+	bool kstack, ustack;
+};
+
+__attribute__((format(printf, 4, 5)))
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
+	return ret;
+}
+
+static int load_format(struct backend *b, const char *rel, bool required,
+		       char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	size_t len;
+	char *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/%s", b->root, rel);
+	text = fmt_read_file(path, &len);
+	if (!text) {
+		if (!required && errno == ENOENT)
+			return 0;
+		ret = -errno;
+		if (ret == -EACCES)
+			snprintf(err, errlen, "cannot read %s: the perf backend needs the "
+				 "event formats in tracefs (run as root)", path);
+		else
+			errf(err, errlen, ret, "cannot read %s", path);
+		return ret;
+	}
+	ret = fmt_add_event(&b->layout, text, len);
+	free(text);
+	if (ret)
+		snprintf(err, errlen, "cannot parse %s", path);
+	return ret;
+}
+
+static int setup_layout(struct backend *b, char *err, size_t errlen)
+{
+	const char *missing;
+	int ret;
+
+	ret = fmt_init(&b->layout);
+	if (ret)
+		return errf(err, errlen, ret, "libtraceevent");
+	b->layout_ok = true;
+	if ((ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)))
+		return ret;
+	ret = fmt_resolve(&b->layout, &missing);
+	if (ret)
+		snprintf(err, errlen, "unexpected format of %s on this kernel", missing);
+	return ret;
+}
+
+static long perf_open(struct perf_event_attr *a, int cpu, int group)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* One line saying why perf_event_open refused, and the fix. */
+static int open_error(int ret, char *err, size_t errlen)
+{
+	struct perf_caps pc;
+
+	perf_caps_probe(&pc);
+	if (ret == -EACCES || ret == -EPERM)
+		snprintf(err, errlen, "perf events refused: %s", pc.why);
+	else if (ret == -ENOENT || ret == -ENODEV || ret == -EOPNOTSUPP)
+		errf(err, errlen, ret, "this kernel cannot open sched tracepoints as perf events");
+	else if (ret == -EMFILE)
+		errf(err, errlen, ret, "too many open files (ulimit -n)");
+	else
+		errf(err, errlen, ret, "perf_event_open");
+	return ret;
+}
+
+static int open_cpu(struct backend *b, struct pcpu *c, size_t ring, const struct trace_req *req,
+		    char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	unsigned t;
+	long fd;
+
+	for (t = 0; t < NTYPES; t++) {
+		int id = b->layout.id[SEV_SWITCH + t];
+
+		c->fd[t] = -1;
+		if (id < 0)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = (uint64_t)id;
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
+		if (t == 0 && (b->kstack || b->ustack)) {
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = !b->ustack;
+			a.exclude_callchain_kernel = !b->kstack;
+			a.sample_max_stack = STACK_MAX_DEPTH;
+		}
+		a.disabled = 1;
+		a.use_clockid = b->mono;
+		a.clockid = CLOCK_MONOTONIC;
+		a.watermark = 1;
+		a.wakeup_watermark = (uint32_t)(ring / 2);
+		fd = perf_open(&a, c->cpu, -1);
+		if (fd < 0 && errno == EINVAL && b->mono && t == 0 && c->cpu == b->cpus[0].cpu) {
+			/* before 4.1: no clockid; perf's own clock then */
+			b->mono = false;
+			a.use_clockid = 0;
+			fd = perf_open(&a, c->cpu, -1);
+		}
+		if (fd < 0) {
+			if (errno == ENODEV)	/* offline CPU */
+				return 0;
+			return open_error(-errno, err, errlen);
+		}
+		c->fd[t] = (int)fd;
+		if (t == 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->chain_id))
+			return errf(err, errlen, -errno, "PERF_EVENT_IOC_ID");
+		/* -t: let the kernel drop what cannot concern the thread */
+		if (req->npids == 1 && !req->follow_fork) {
+			char filter[96];
+
+			if (t == 0)
+				snprintf(filter, sizeof(filter), "prev_pid == %d || next_pid == %d",
+					 req->pids[0], req->pids[0]);
+			else
+				snprintf(filter, sizeof(filter), "pid == %d", req->pids[0]);
+			/* not fatal: the analyzer filters in user space anyway */
+			ioctl(c->fd[t], PERF_EVENT_IOC_SET_FILTER, filter);
+		}
+	}
+	if (c->fd[0] < 0)
+		return 0;
+	c->map_len = ring + (size_t)sysconf(_SC_PAGESIZE);
+	c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[0], 0);
+	if (c->map == MAP_FAILED) {
+		c->map = NULL;
+		if (errno == EPERM)
+			return errf(err, errlen, -errno, "cannot map %zu KiB per CPU for perf "
+				    "(perf_event_mlock_kb): use a smaller --buffer-size", ring / 1024);
+		return errf(err, errlen, -errno, "mmap of the perf ring");
+	}
+	c->meta = c->map;
+	c->data = (uint8_t *)c->map + sysconf(_SC_PAGESIZE);
+	c->size = ring;
+	/* the others write into fd[0]'s ring, which must exist first */
+	for (t = 1; t < NTYPES; t++)
+		if (c->fd[t] >= 0 && ioctl(c->fd[t], PERF_EVENT_IOC_SET_OUTPUT, c->fd[0]))
+			return errf(err, errlen, -errno, "PERF_EVENT_IOC_SET_OUTPUT");
+	return 0;
+}
+
+static int perf_open_backend(struct backend **out, const struct trace_req *req,
+			     char *err, size_t errlen)
+{
+	struct backend *b = calloc(1, sizeof(*b));
+	long page = sysconf(_SC_PAGESIZE), n;
+	size_t ring;
+	unsigned i;
+	int ret;
+
+	*out = b;
+	if (!b)
+		return errf(err, errlen, -ENOMEM, "perf backend");
+	b->mono = true;
+	b->kstack = req->kstack;
+	b->ustack = req->ustack;
+	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
+	if (ret)
+		return ret;
+	ret = setup_layout(b, err, errlen);
+	if (ret)
+		return ret;
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	if (n <= 0)
+		return errf(err, errlen, -EINVAL, "cannot count CPUs");
+	b->ncpu = (unsigned)n;
+	/* per CPU: a power of two of pages, like the ring backend's default */
+	ring = req->buffer_kb ? (size_t)req->buffer_kb * 1024 :
+	       (size_t)32 * 1024 * 1024 / (size_t)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
+						   sysconf(_SC_NPROCESSORS_ONLN) : 1);
+	if (ring < 1024 * 1024 && !req->buffer_kb)
+		ring = 1024 * 1024;
+	if (ring > 8 * 1024 * 1024 && !req->buffer_kb)
+		ring = 8 * 1024 * 1024;
+	if (!req->buffer_kb) {
+		struct perf_caps pc;
+
+		/*
+		 * Without root or CAP_IPC_LOCK, all of a user's perf rings
+		 * together must fit perf_event_mlock_kb: share it.
+		 */
+		perf_caps_probe(&pc);
+		if (!pc.root && !pc.cap_ipc_lock && pc.paranoid > -1 && pc.mlock_kb > 0) {
+			size_t fit = (size_t)pc.mlock_kb * 1024 / b->ncpu;
+
+			fit = fit > (size_t)page ? fit - (size_t)page : (size_t)page;
+			if (fit < ring)
+				ring = fit;
+		}
+	}
+	{
+		size_t p = (size_t)page;
+
+		while (p * 2 <= ring)
+			p *= 2;
+		ring = p;
+	}
+	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
+	b->pfd = calloc(b->ncpu, sizeof(*b->pfd));
+	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
+	b->next_ts = calloc(b->ncpu, sizeof(*b->next_ts));
+	if (!b->cpus || !b->pfd || !b->heap.v || !b->next_ts)
+		return errf(err, errlen, -ENOMEM, "perf backend");
+	b->heap.key = b->next_ts;
+	for (i = 0; i < b->ncpu; i++) {
+		b->cpus[i].cpu = (int)i;
+		b->cpus[i].fd[0] = b->cpus[i].fd[1] = b->cpus[i].fd[2] = -1;
+	}
+	for (i = 0; i < b->ncpu; i++) {
+		ret = open_cpu(b, &b->cpus[i], ring, req, err, errlen);
+		if (ret)
+			return ret;
+		b->pfd[i].fd = b->cpus[i].fd[0];
+		b->pfd[i].events = POLLIN;
+	}
+	return 0;
+}
+
+static int for_each_fd(struct backend *b, unsigned long req)
+{
+	unsigned i, t;
+
+	for (i = 0; i < b->ncpu; i++)
+		for (t = 0; t < NTYPES; t++)
+			if (b->cpus[i].fd[t] >= 0 && ioctl(b->cpus[i].fd[t], req, 0))
+				return -errno;
+	return 0;
+}
+
+static int perf_start(struct backend *b)
+{
+	return for_each_fd(b, PERF_EVENT_IOC_ENABLE);
+}
+
+static int perf_stop(struct backend *b)
+{
+	return for_each_fd(b, PERF_EVENT_IOC_DISABLE);
+}
+
+static int perf_wait(struct backend *b, int timeout_ms)
+{
+	return poll(b->pfd, b->ncpu, timeout_ms) < 0 ? -errno : 0;
+}
+
+/* Copy @len bytes at ring offset @off, unwrapping. */
+static const uint8_t *ring_bytes(struct pcpu *c, uint64_t off, uint32_t len)
+{
+	uint64_t o = off & (c->size - 1);
+
+	if (o + len <= c->size)
+		return c->data + o;
+	memcpy(c->scratch, c->data + o, c->size - o);
+	memcpy(c->scratch + (c->size - o), c->data, len - (c->size - o));
+	return c->scratch;
+}
+
+#define GET(p, end, v)                                   \
+	do {                                             \
+		if ((p) + sizeof(v) > (end))             \
+			return 0;                        \
+		memcpy(&(v), (p), sizeof(v));            \
+		(p) += sizeof(v);                        \
+	} while (0)
+
+/* Split a callchain at its context markers into kernel and user frames. */
+static void split_chain(struct pcpu *c, const uint8_t *p, uint64_t nr,
+			uint32_t *nk, uint32_t *nu)
+{
+	uint64_t i, ip;
+	int ctx = 0;	/* 1 kernel, 2 user */
+
+	*nk = *nu = 0;
+	for (i = 0; i < nr; i++) {
+		memcpy(&ip, p + 8 * i, 8);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? 1 :
+			      ip == (uint64_t)PERF_CONTEXT_USER ? 2 : 0;
+			continue;
+		}
+		if (ctx == 1 && *nk < STACK_MAX_DEPTH)
+			c->kfr[(*nk)++] = ip;
+		else if (ctx == 2 && *nu < STACK_MAX_DEPTH)
+			c->ufr[(*nu)++] = ip;
+	}
+}
+
+/*
+ * Parse one record into c->ev[]. Returns the number of events: 0 for
+ * records that are not samples of ours (PERF_RECORD_LOST is counted).
+ * Samples start with their event id (PERF_SAMPLE_IDENTIFIER): only
+ * sched_switch samples carry a callchain.
+ */
+static unsigned parse_record(struct backend *b, struct pcpu *c, const uint8_t *rec,
+			     uint32_t size)
+{
+	const uint8_t *p = rec + sizeof(struct perf_event_header), *end = rec + size;
+	const struct perf_event_header *h = (const void *)rec;
+	uint32_t pid, tid, cpu, res, raw_size, nk = 0, nu = 0;
+	uint64_t id, ts, nr = 0;
+	const uint8_t *chain = NULL;
+	struct sched_event *ev = c->ev;
+	unsigned n;
+
+	if (h->type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		GET(p, end, id);
+		GET(p, end, lost);
+		c->lost += lost;
+		return 0;
+	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	GET(p, end, id);
+	GET(p, end, pid);
+	GET(p, end, tid);
+	GET(p, end, ts);
+	GET(p, end, cpu);
+	GET(p, end, res);
+	(void)tid;
+	(void)res;
+	if (c->chain_id && id == c->chain_id) {
+		GET(p, end, nr);
+		if (nr > 4096 || (uint64_t)(end - p) < 8 * nr)
+			return 0;
+		chain = p;
+		p += 8 * nr;
+	}
+	GET(p, end, raw_size);
+	if ((uint64_t)(end - p) < raw_size)
+		return 0;
+	if (!decode_record(&b->layout, p, raw_size, ts, (int32_t)cpu, &ev[0]))
+		return 0;
+	n = 1;
+	if (chain && ev[0].type == SEV_SWITCH) {
+		split_chain(c, chain, nr, &nk, &nu);
+		/* the same shape as the ring backend: stacks after the switch */
+		if (b->kstack) {
+			ev[n] = ev[0];
+			ev[n].type = SEV_KSTACK;
+			ev[n].pid = ev[0].common_pid;
+			ev[n].next_pid = 0;
+			ev[n].stack = c->kfr;
+			ev[n].stack_depth = nk;
+			n++;
+		}
+		if (b->ustack && nu) {
+			ev[n] = ev[0];
+			ev[n].type = SEV_USTACK;
+			ev[n].pid = ev[0].common_pid;
+			ev[n].next_pid = (int32_t)pid;	/* tgid */
+			ev[n].stack = c->ufr;
+			ev[n].stack_depth = nu;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Move to the next event of @c; false when its ring holds no more now. */
+static bool cpu_next(struct backend *b, struct pcpu *c)
+{
+	if (c->iev < c->nev && ++c->iev < c->nev)
+		return true;
+	while (c->pos + sizeof(struct perf_event_header) <= c->head) {
+		struct perf_event_header h;
+		const uint8_t *rec;
+
+		memcpy(&h, ring_bytes(c, c->pos, sizeof(h)), sizeof(h));
+		if (h.size < sizeof(h) || c->pos + h.size > c->head) {
+			/* corrupt or torn: skip what is there */
+			c->pos = c->head;
+			break;
+		}
+		rec = ring_bytes(c, c->pos, h.size);
+		c->rec_start = c->pos;
+		c->nev = parse_record(b, c, rec, h.size);
+		c->pos += h.size;
+		if (c->nev) {
+			c->iev = 0;
+			return true;
+		}
+	}
+	c->nev = c->iev = 0;
+	return false;
+}
+
+static int perf_read(struct backend *b, uint64_t limit, bool drain,
+		     sched_ev_cb cb, void *arg)
+{
+	uint64_t start = mono_ns(), upto;
+	unsigned i;
+
+	b->heap.n = 0;
+	for (i = 0; i < b->ncpu; i++) {
+		struct pcpu *c = &b->cpus[i];
+
+		if (!c->meta)
+			continue;
+		/* pairs with the kernel's store of data_head */
+		c->head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
+		if (c->iev < c->nev || cpu_next(b, c)) {
+			b->next_ts[i] = c->ev[c->iev].ts;
+			tsheap_push(&b->heap, i);
+		}
+	}
+	/* a CPU's ring holds its events in order; the newest need a moment */
+	upto = drain ? UINT64_MAX : b->mono ? start - ORDER_SLACK_NS : UINT64_MAX;
+	if (upto > limit)
+		upto = limit;
+	while (b->heap.n) {
+		unsigned ci = b->heap.v[0];
+		struct pcpu *c = &b->cpus[ci];
+
+		if (c->ev[c->iev].ts > upto)
+			break;
+		cb(&c->ev[c->iev], arg);
+		if (cpu_next(b, c)) {
+			b->next_ts[ci] = c->ev[c->iev].ts;
+			tsheap_fix_top(&b->heap);
+		} else {
+			tsheap_pop(&b->heap);
+		}
+	}
+	/*
+	 * Give the kernel back what was consumed: up to the record being held
+	 * (its start), or everything read.
+	 */
+	for (i = 0; i < b->ncpu; i++) {
+		struct pcpu *c = &b->cpus[i];
+		uint64_t tail = c->pos;
+
+		if (!c->meta)
+			continue;
+		/* a record still held (beyond the horizon) stays readable: its
+		 * events point into the ring */
+		if (c->iev < c->nev)
+			tail = c->rec_start;
+		__atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static const char *perf_clock(struct backend *b, bool *is_mono)
+{
+	if (is_mono)
+		*is_mono = b->mono;
+	return b->mono ? "mono" : "perf";
+}
+
+static unsigned perf_lost(struct backend *b, uint64_t *lost, unsigned max)
+{
+	unsigned i;
+
+	for (i = 0; i < b->ncpu && i < max; i++)
+		lost[i] = b->cpus[i].lost;
+	return b->ncpu < max ? b->ncpu : max;
+}
+
+static const struct sched_states *perf_states(struct backend *b)
+{
+	return &b->layout.states;
+}
+
+static unsigned perf_events(struct backend *b)
+{
+	unsigned t, m = 0;
+
+	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
+		if (b->layout_ok && b->layout.id[t] >= 0)
+			m |= 1u << t;
+	if (b->kstack)
+		m |= 1u << SEV_KSTACK;
+	if (b->ustack)
+		m |= 1u << SEV_USTACK;
+	return m;
+}
+
+/* Nothing in tracefs to restore: unmap and close everything. */
+static int perf_close(struct backend *b, char *err, size_t errlen)
+{
+	unsigned i, t;
+
+	(void)err;
+	(void)errlen;
+	if (!b)
+		return 0;
+	for (i = 0; b->cpus && i < b->ncpu; i++) {
+		struct pcpu *c = &b->cpus[i];
+
+		if (c->map)
+			munmap(c->map, c->map_len);
+		for (t = 0; t < NTYPES; t++)
+			if (c->fd[t] >= 0)
+				close(c->fd[t]);
+	}
+	if (b->layout_ok)
+		fmt_fini(&b->layout);
+	free(b->cpus);
+	free(b->pfd);
+	free(b->heap.v);
+	free(b->next_ts);
+	free(b);
+	return 0;
+}
+
+const struct backend_ops perf_backend_ops = {
+	.name = "perf",
+	.open = perf_open_backend,
+	.start = perf_start,
+	.stop = perf_stop,
+	.wait = perf_wait,
+	.read = perf_read,
+	.clock = perf_clock,
+	.lost = perf_lost,
+	.states = perf_states,
+	.events = perf_events,
+	.close = perf_close,
+};

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "choose.h"
+#include "perfcaps.h"
+#include "probe.h"
+
+const struct backend_ops *backend_choose(const char *want, const char *tracefs,
+					 char *why, size_t len)
+{
+	struct tfs_caps *c = calloc(1, sizeof(*c));
+	struct perf_caps pc;
+	const struct backend_ops *ops = NULL;
+	bool ring_ok, perf_ok;
+	char ring_why[4400];
+
+	if (!c) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	tfs_caps_probe(tracefs, c);
+	perf_caps_probe(&pc);
+	ring_ok = c->found && c->writable && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP];
+	if (!c->found)
+		snprintf(ring_why, sizeof(ring_why), "%s", c->why);
+	else if (!c->writable)
+		snprintf(ring_why, sizeof(ring_why), "tracefs at %s is %s", c->dir,
+			 strcmp(c->why, "not root") ? "read-only" : "not writable (not root)");
+	else if (!ring_ok)
+		snprintf(ring_why, sizeof(ring_why), "no sched_switch/sched_wakeup events in %s",
+			 c->dir);
+	else
+		snprintf(ring_why, sizeof(ring_why), "tracefs at %s is writable", c->dir);
+	/* perf needs the format files (readable) and the permission */
+	perf_ok = pc.allowed && c->found && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP];
+
+	if (!strcmp(want, "ring")) {
+		if (ring_ok) {
+			ops = &ring_backend_ops;
+			snprintf(why, len, "asked for; %s", ring_why);
+		} else {
+			snprintf(why, len, "the ring backend cannot run: %s", ring_why);
+		}
+	} else if (!strcmp(want, "perf")) {
+		if (perf_ok) {
+			ops = &perf_backend_ops;
+			snprintf(why, len, "asked for; %s", pc.why);
+		} else {
+			snprintf(why, len, "the perf backend cannot run: %s",
+				 !pc.allowed ? pc.why : !c->found ? c->why :
+				 "no readable sched event formats in tracefs");
+		}
+	} else if (ring_ok) {
+		ops = &ring_backend_ops;
+		snprintf(why, len, "%s%s", ring_why,
+			 c->hist ? " (the hist backend is not built yet)" : "; no hist triggers");
+	} else if (perf_ok) {
+		ops = &perf_backend_ops;
+		snprintf(why, len, "%s; perf events allowed (%s)", ring_why, pc.why);
+	} else {
+		snprintf(why, len, "no backend can trace here: ring: %s; perf: %s", ring_why,
+			 !pc.allowed ? pc.why : "cannot read the event formats in tracefs "
+			 "(needs root or CAP_DAC_READ_SEARCH)");
+	}
+	free(c);
+	return ops;
+}
