@@ -31,7 +31,7 @@
 #include "tsheap.h"
 
 #define ORDER_SLACK_NS (1000 * 1000ULL)
-#define NTYPES 3		/* sched_switch, sched_wakeup, sched_wakeup_new */
+#define NTYPES 4		/* sched_switch, sched_wakeup, _new, sched_waking */
 
 struct pcpu {
 	int cpu;
@@ -108,7 +108,8 @@ static int load_format(struct backend *b, const char *rel, bool required,
 	return ret;
 }
 
-static int setup_layout(struct backend *b, char *err, size_t errlen)
+static int setup_layout(struct backend *b, const struct trace_req *req,
+			char *err, size_t errlen)
 {
 	const char *missing;
 	int ret;
@@ -119,7 +120,8 @@ static int setup_layout(struct backend *b, char *err, size_t errlen)
 	b->layout_ok = true;
 	if ((ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)))
+	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
+	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))))
 		return ret;
 	ret = fmt_resolve(&b->layout, &missing);
 	if (ret)
@@ -248,7 +250,7 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
-	ret = setup_layout(b, err, errlen);
+	ret = setup_layout(b, req, err, errlen);
 	if (ret)
 		return ret;
 	n = sysconf(_SC_NPROCESSORS_CONF);
@@ -295,7 +297,7 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->heap.key = b->next_ts;
 	for (i = 0; i < b->ncpu; i++) {
 		b->cpus[i].cpu = (int)i;
-		b->cpus[i].fd[0] = b->cpus[i].fd[1] = b->cpus[i].fd[2] = -1;
+		b->cpus[i].fd[0] = b->cpus[i].fd[1] = b->cpus[i].fd[2] = b->cpus[i].fd[3] = -1;
 	}
 	for (i = 0; i < b->ncpu; i++) {
 		ret = open_cpu(b, &b->cpus[i], ring, req, err, errlen);

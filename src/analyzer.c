@@ -5,6 +5,9 @@
 
 #include "analyzer.h"
 
+/* the tasktab key of the idle task under --compat=bpftrace (0 is "empty") */
+#define IDLE_TID INT32_MIN
+
 int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 {
 	int ret;
@@ -98,6 +101,8 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 	if (c->comm[0] && (!comm || !comm_eq(comm, c->comm)))
 		return false;
 	if (c->pid >= 0) {
+		if (tid == IDLE_TID)
+			return false;
 		*tgid = tgid_lookup(an, tid);
 		if (*tgid < 0)
 			an->counts.tgid_unknown++;
@@ -111,7 +116,7 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 static bool task_selected(struct analyzer *an, int32_t tid)
 {
 	if (tid <= 0)
-		return false;
+		return tid == IDLE_TID && an->cfg.tid < 0 && an->cfg.pid < 0;
 	if (an->cfg.tid >= 0)
 		return tid == an->cfg.tid;
 	if (an->cfg.pid >= 0)
@@ -129,14 +134,14 @@ static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 	case KEY_NONE:
 		break;
 	case KEY_TID:
-		id = tid;
+		id = tid == IDLE_TID ? 0 : tid;
 		break;
 	case KEY_CPU:
 		id = cpu;
 		break;
 	case KEY_PID:
 		if (tgid == -2)
-			tgid = tgid_lookup(an, tid);
+			tgid = tid == IDLE_TID ? 0 : tgid_lookup(an, tid);
 		if (tgid < 0) {
 			/* the process is gone: a thread id is the best key left */
 			an->counts.tgid_unknown++;
@@ -154,6 +159,9 @@ static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 	hist_add(&g->h, ns, an->cfg.unit_ns);
 }
 
+/* set_start() state for a run-queue start that must not replace one */
+#define START_KEEP 1
+
 static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		      unsigned flag, uint64_t ts, int64_t state)
 {
@@ -165,6 +173,8 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 	}
 	if (comm)
 		memcpy(t->comm, comm, COMM_LEN);
+	if (flag == TASK_RUNQ && (t->flags & TASK_RUNQ) && state == START_KEEP)
+		return;		/* perf sched: the first wakeup wins */
 	t->flags |= flag;
 	if (flag == TASK_RUNQ) {
 		t->runq_ts = ts;
@@ -274,7 +284,9 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 static void switch_out(struct analyzer *an, const struct sched_event *ev)
 {
 	const struct an_cfg *c = &an->cfg;
-	bool runnable = sched_state_runnable(&c->states, ev->prev_state);
+	/* runqlat.bt tests prev_state == TASK_RUNNING: R+ is not runnable */
+	bool runnable = c->compat == COMPAT_BPFTRACE ? ev->prev_state == 0 :
+			sched_state_runnable(&c->states, ev->prev_state);
 
 	if (c->modes & AN_RUNQ) {
 		if (runnable) {
@@ -404,17 +416,37 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 
 	switch (ev->type) {
 	case SEV_WAKEUP:
+		/* perf sched counts from sched_waking instead */
+		if (an->cfg.compat == COMPAT_PERF)
+			break;
+		/* fall through */
 	case SEV_WAKEUP_NEW:
-		/* last start wins, as in runqlat */
+		/* last start wins, as in runqlat (the first, as in perf sched) */
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
-			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, 0);
+			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts,
+				  an->cfg.compat == COMPAT_PERF ? START_KEEP : 0);
+		break;
+	case SEV_WAKING:
+		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ) && an->cfg.compat == COMPAT_PERF)
+			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, START_KEEP);
 		break;
 	case SEV_SWITCH:
-		/* pid 0 is each CPU's idle task: never tracked */
-		if (ev->pid > 0)
-			switch_out(an, ev);
-		if (ev->next_pid > 0)
-			switch_in(an, ev);
+		/*
+		 * pid 0 is each CPU's idle task: never tracked, except to
+		 * reproduce runqlat.bt, which times it (one key for all CPUs).
+		 */
+		if (ev->pid > 0 || (an->cfg.compat == COMPAT_BPFTRACE && ev->pid == 0)) {
+			struct sched_event e = *ev;
+
+			e.pid = e.pid ? e.pid : IDLE_TID;
+			switch_out(an, &e);
+		}
+		if (ev->next_pid > 0 || (an->cfg.compat == COMPAT_BPFTRACE && ev->next_pid == 0)) {
+			struct sched_event e = *ev;
+
+			e.next_pid = e.next_pid ? e.next_pid : IDLE_TID;
+			switch_in(an, &e);
+		}
 		break;
 	default:
 		break;

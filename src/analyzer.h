@@ -25,6 +25,13 @@ enum an_stacks {
 	AN_USTACK = 0x2,	/* ... and by user stack */
 };
 
+/* Whose run-queue rules to count by (runq --compat). */
+enum an_compat {
+	COMPAT_BCC,		/* runqlat: wakeup, wakeup_new, switch-out R or R+ */
+	COMPAT_BPFTRACE,	/* runqlat.bt: the same, switch-out R (0) only */
+	COMPAT_PERF,		/* perf sched timehist: first waking wins */
+};
+
 enum an_key {
 	KEY_NONE,		/* one histogram */
 	KEY_PID,		/* per process (tgid) */
@@ -38,6 +45,7 @@ typedef int32_t (*tgid_fn)(int32_t tid, void *arg);
 struct an_cfg {
 	unsigned modes;			/* enum an_mode bits */
 	enum an_key key;
+	enum an_compat compat;
 	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs) */
 	int32_t pid;			/* -p: tgid filter, -1 = off */
 	int32_t tid;			/* -t: tid filter, -1 = off */

@@ -25,6 +25,7 @@ struct trace_req {
 	const int32_t *pids;		/* in-kernel filter: these tids ... */
 	unsigned npids;
 	bool follow_fork;		/* ... and their new threads/children */
+	bool waking;			/* also sched_waking (--compat=perf) */
 	bool kstack;			/* kernel stacks of switch-outs */
 	bool ustack;			/* user stacks of switch-outs */
 	const char *stack_states;	/* --state letters (NULL all): only

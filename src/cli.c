@@ -84,6 +84,16 @@ static const char offcpu_only_help[] =
 "      --top N            only the N stacks with the most time\n"
 "      --max-stacks N     distinct stacks and stack totals kept (65536)\n";
 
+static const char runq_only_help[] =
+"      --compat PEER      count what PEER counts: bcc (default: wakeup,\n"
+"                         wakeup_new, preempted R or R+), bpftrace\n"
+"                         (runqlat.bt: preempted R only), perf (perf sched\n"
+"                         timehist: from the first sched_waking)\n";
+
+static const char xval_help[] =
+"      --xval             run the equivalent bpftrace program over the same\n"
+"                         window and compare its histogram with ours\n";
+
 static const char runq_examples[] =
 "\n"
 "Examples:\n"
@@ -92,7 +102,8 @@ static const char runq_examples[] =
 "  offcpu-ftrace runq -P -m 5         # per process, milliseconds\n"
 "  offcpu-ftrace runq -L -p 1234 10   # per thread of process 1234\n"
 "  offcpu-ftrace runq --format=json 10 > runq.json\n"
-"  offcpu-ftrace runq --format=bpftrace 10   # diff against runqlat.bt\n";
+"  offcpu-ftrace runq --format=bpftrace 10   # diff against runqlat.bt\n"
+"  offcpu-ftrace runq --compat=bpftrace --xval 10   # and check it live\n";
 
 static const char offcpu_examples[] =
 "\n"
@@ -111,8 +122,8 @@ static void print_help(const char *cmd)
 
 	fputs(runq ? runq_help : offcpu_help, stdout);
 	fputs(common_help, stdout);
-	if (!runq)
-		fputs(offcpu_only_help, stdout);
+	fputs(xval_help, stdout);
+	fputs(runq ? runq_only_help : offcpu_only_help, stdout);
 	fputs(runq ? runq_examples : offcpu_examples, stdout);
 	fputs("\nExit status: 0 done, 1 tracing failed (message says why), "
 	      "2 bad usage,\n3 events were lost and --strict was given.\nSee offcpu-ftrace-",
@@ -133,6 +144,8 @@ enum {
 	OPT_MAX,
 	OPT_DRY_RUN,
 	OPT_STRICT,
+	OPT_COMPAT,
+	OPT_XVAL,
 	OPT_STACK_DEPTH,
 	OPT_TOP,
 	OPT_MAX_STACKS,
@@ -158,6 +171,8 @@ static const struct option long_opts[] = {
 	{ "max", required_argument, NULL, OPT_MAX },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "compat", required_argument, NULL, OPT_COMPAT },
+	{ "xval", no_argument, NULL, OPT_XVAL },
 	{ "kernel-stacks", no_argument, NULL, 'K' },
 	{ "user-stacks", no_argument, NULL, 'U' },
 	{ "folded", no_argument, NULL, 'f' },
@@ -328,6 +343,26 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		case OPT_STRICT:
 			o->strict = true;
 			break;
+		case OPT_COMPAT:
+			if (offcpu) {
+				usage_err(cmd, "--compat is an option of runq");
+				return EXIT_USAGE;
+			}
+			if (!strcmp(optarg, "bcc"))
+				o->compat = COMPAT_BCC;
+			else if (!strcmp(optarg, "bpftrace"))
+				o->compat = COMPAT_BPFTRACE;
+			else if (!strcmp(optarg, "perf"))
+				o->compat = COMPAT_PERF;
+			else {
+				usage_err(cmd, "--compat: '%s' is not one of bcc, bpftrace, perf",
+					  optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_XVAL:
+			o->xval = true;
+			break;
 		case 'K':
 		case 'U':
 		case 'f':
@@ -395,6 +430,10 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		usage_err(cmd, "stacks are summed per thread (default) or process (-P), not per CPU");
 		return EXIT_USAGE;
 	}
+	if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->kstack || o->ustack)) {
+		usage_err(cmd, "--xval supports -t, -c, -L, -C and -m; not -p, -P or stacks");
+		return EXIT_USAGE;
+	}
 	if (o->folded && o->fmt == FMT_JSON) {
 		usage_err(cmd, "-f and --format=json exclude each other");
 		return EXIT_USAGE;
@@ -421,6 +460,10 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	}
 	if (optind < argc) {
 		usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->xval && (o->count > 1 || !o->duration_ns)) {
+		usage_err(cmd, "--xval needs one timed window: DURATION without COUNT");
 		return EXIT_USAGE;
 	}
 	return -1;

@@ -19,6 +19,8 @@ struct trace_opts {
 	const char *cmd;		/* "runq" or "offcpu" */
 	unsigned modes;			/* enum an_mode */
 	enum an_key key;
+	enum an_compat compat;		/* runq --compat */
+	bool xval;			/* --xval: bpftrace alongside */
 	bool msecs;
 	bool timestamp;
 	int32_t pid, tid;		/* -1 = not given */
@@ -52,5 +54,6 @@ int cmd_runq(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -20,6 +20,8 @@
 #include "tfs.h"
 #include "timeutil.h"
 #include "usym.h"
+#include "xval.h"
+#include "compare.h"
 
 /* how often the reader wakes when the watermark does not wake it first */
 #define READ_PERIOD_MS 100
@@ -122,6 +124,7 @@ struct run {
 	unsigned ncpu;
 	uint64_t lost_total;		/* all intervals: for --strict */
 	int32_t debug_tid;
+	struct xval *xval;		/* --xval: bpftrace running beside us */
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct symbolizer sym;
@@ -201,6 +204,63 @@ static int setup_symbols(struct run *r)
 	return -1;
 }
 
+/*
+ * --xval: stop bpftrace, read its histogram and ours (through our own
+ * JSON, the same path `compare` takes) and print the comparison.
+ */
+static void xval_report(struct run *r, struct report *rep)
+{
+	struct histparse_opts jo = { .format = HISTPARSE_JSON };
+	struct histparse *bt = NULL, *ours = NULL, *bt1 = NULL, *ours1 = NULL;
+	struct cmp_dist da, db;
+	struct cmp_side a, b;
+	char err[512], what[64];
+	char *json = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	ret = xval_finish(r->xval, &bt, err, sizeof(err));
+	xval_free(r->xval);
+	r->xval = NULL;
+	if (ret) {
+		err_msg("--xval: %s; only offcpu-ftrace's result is shown", err);
+		return;
+	}
+	m = open_memstream(&json, &len);
+	if (m) {
+		report_print(m, FMT_JSON, rep);
+		fclose(m);
+	}
+	ret = !json ? -ENOMEM : histparse_parse(json, len, &jo, &ours, err, sizeof(err));
+	if (!ret)
+		ret = histparse_merge(ours, NULL, &ours1, err, sizeof(err));
+	if (!ret)
+		ret = histparse_merge(bt, NULL, &bt1, err, sizeof(err));
+	if (!ret)
+		ret = cmp_normalize(ours1, 0, &da, err, sizeof(err));
+	if (!ret)
+		ret = cmp_normalize(bt1, 0, &db, err, sizeof(err));
+	if (ret) {
+		err_msg("--xval: cannot compare: %s", err);
+	} else {
+		snprintf(what, sizeof(what), "%s backend", r->ops->name);
+		a = (struct cmp_side){ "offcpu-ftrace", what, &da };
+		b = (struct cmp_side){ "bpftrace", "the same rules as a bpftrace program", &db };
+		if (r->o->fmt == FMT_JSON) {
+			cmp_print_json(stdout, &a, &b, 0, false);
+		} else {
+			printf("\n# cross-validation with bpftrace over the same window:\n");
+			cmp_print(stdout, &a, &b, 0, false);
+		}
+	}
+	free(json);
+	histparse_free(bt);
+	histparse_free(bt1);
+	histparse_free(ours);
+	histparse_free(ours1);
+}
+
 /* Print one interval; returns 0 or -errno when stdout failed. */
 static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 {
@@ -258,6 +318,8 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 	report_print(stdout, o->fmt, &rep);
 	if (ferror(stdout))
 		return errno ? -errno : -EIO;
+	if (final && r->xval)
+		xval_report(r, &rep);
 	return 0;
 }
 
@@ -353,6 +415,22 @@ static int trace_loop(struct run *r)
 	return EXIT_OK;
 }
 
+/* --xval: bpftrace attached before our window starts; failures only warn */
+static void start_xval(struct run *r, const struct an_cfg *cfg)
+{
+	char err[512];
+	char *prog = xval_program(r->o, cfg->states.preempt_mask,
+				  sched_states_mask(&cfg->states, "XZ"), cfg->off_state_bits,
+				  err, sizeof(err));
+
+	if (prog && xval_start(&r->xval, prog, err, sizeof(err)) == 0) {
+		free(prog);
+		return;
+	}
+	free(prog);
+	err_msg("--xval: %s; only offcpu-ftrace's result will be shown", err);
+}
+
 static int run_trace(const struct trace_opts *o)
 {
 	char err[BACKEND_ERRLEN] = "", why[512];
@@ -392,6 +470,7 @@ static int run_trace(const struct trace_opts *o)
 		req.pids = &o->tid;
 		req.npids = 1;
 	}
+	req.waking = o->compat == COMPAT_PERF;
 	req.kstack = o->kstack;
 	req.ustack = o->ustack;
 	req.stack_states = o->state;
@@ -416,6 +495,7 @@ static int run_trace(const struct trace_opts *o)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.modes = o->modes;
 	cfg.key = o->key;
+	cfg.compat = o->compat;
 	cfg.unit_ns = o->msecs ? 1000000 : 1000;
 	cfg.pid = o->pid;
 	cfg.tid = o->tid;
@@ -439,6 +519,8 @@ static int run_trace(const struct trace_opts *o)
 		goto out_close;
 	}
 	r->an_ok = true;
+	if (o->xval)
+		start_xval(r, &cfg);
 	status = trace_loop(r);
 
 out_close:
@@ -451,6 +533,7 @@ out_close:
 	if (r->an_ok)
 		analyzer_fini(&r->an);
 out_free:
+	xval_free(r->xval);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(tids);

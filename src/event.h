@@ -17,6 +17,7 @@ enum sched_ev_type {
 	SEV_SWITCH = 1,
 	SEV_WAKEUP,
 	SEV_WAKEUP_NEW,
+	SEV_WAKING,			/* only for --compat=perf */
 	SEV_NSCHED,			/* the sched events end here */
 	SEV_KSTACK = SEV_NSCHED,	/* kernel stack of the event before it */
 	SEV_USTACK,			/* user stack of the event before it */

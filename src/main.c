@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "runq", cmd_runq, "run-queue latency histogram" },
 	{ "offcpu", cmd_offcpu, "off-CPU time histogram" },
 	{ "info", cmd_info, "host capabilities and backend choice" },
+	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)" },
 	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },
 };
 

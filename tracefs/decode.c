@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <traceevent/event-parse.h>
@@ -123,6 +124,59 @@ void page_cursor_fini(struct page_cursor *c)
 #define RB_MISSED_EVENTS (1UL << 31)
 #define RB_MISSED_STORED (1UL << 30)
 #define RB_MISSED_MASK (RB_MISSED_EVENTS | RB_MISSED_STORED)
+/* record header type_len values (ring_buffer.h); 1-28: data of 4 * N bytes */
+#define RB_TYPE_PADDING 29
+#define RB_TYPE_TIME_EXTEND 30
+#define RB_TYPE_TIME_STAMP 31
+
+/*
+ * kbuffer trusts the record headers too: walk them as kbuffer will and
+ * refuse a page where it would read past the @room bytes after the page
+ * header, hand out a record running past the @size committed bytes, or
+ * not move forward (a padding of length -4 loops for ever).
+ */
+static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
+{
+	uint32_t off = 0, hdr, len, next;
+	uint64_t plen;
+
+	while (off < size) {
+		if (room - off < 8 && (room - off < 4 || size - off < 8))
+			return false;	/* a header kbuffer cannot read whole */
+		memcpy(&hdr, data + off, 4);
+		switch (hdr & 0x1f) {
+		case RB_TYPE_PADDING:
+			/* kbuffer reads the length even of an end-of-page padding */
+			if (room - off < 8)
+				return false;
+			memcpy(&len, data + off + 4, 4);
+			next = off + 4 + len;	/* kbuffer's unsigned sum */
+			if (next >= size)
+				return true;	/* the rest of the page */
+			if (next <= off)
+				return false;
+			break;
+		case RB_TYPE_TIME_EXTEND:
+		case RB_TYPE_TIME_STAMP:
+			next = off + 8;
+			break;
+		case 0:		/* length in the next word, which counts itself */
+			memcpy(&len, data + off + 4, 4);
+			plen = ((uint64_t)len + 3 - 4) & ~(uint64_t)3;
+			if (len < 4 || size - off < 8 || plen > size - off - 8)
+				return false;
+			next = off + 8 + (uint32_t)plen;
+			break;
+		default:
+			if ((hdr & 0x1f) * 4u > size - off - 4)
+				return false;
+			next = off + 4 + (hdr & 0x1f) * 4u;
+			break;
+		}
+		off = next;
+	}
+	return true;
+}
 
 int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
 		     void *page, size_t len)
@@ -131,16 +185,29 @@ int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
 	int missed;
 
 	c->rec = NULL;
-	/* kbuffer trusts the header: check it against what was read */
-	if (!l->page_data_off || len < l->page_data_off)
+	/*
+	 * kbuffer trusts the header: check it against what was read. It
+	 * reads the commit as a long at offset 8 and the data after it.
+	 */
+	if (l->page_commit_off != 8 || l->page_commit_size != sizeof(long) ||
+	    l->page_data_off != 8 + sizeof(long) || len < l->page_data_off)
 		return -EINVAL;
 	memcpy(&commit, (uint8_t *)page + l->page_commit_off, l->page_commit_size);
+	/* the count of missed events, when stored, follows the data */
+	if ((commit & RB_MISSED_STORED) &&
+	    (commit & ~(uint64_t)RB_MISSED_MASK) + sizeof(long) > len - l->page_data_off)
+		return -EINVAL;
 	commit &= ~(uint64_t)RB_MISSED_MASK;
-	if (commit > len - l->page_data_off)
+	if (commit > len - l->page_data_off ||
+	    !page_records_ok((uint8_t *)page + l->page_data_off, (uint32_t)commit,
+			     len - l->page_data_off))
 		return -EINVAL;
 	if (kbuffer_load_subbuffer(c->kb, page) < 0)
 		return -EINVAL;
+	/* an int: a stored count above INT_MAX must not look like -EINVAL */
 	missed = kbuffer_missed_events(c->kb);
+	if (missed < -1)
+		missed = -1;
 	c->rec = kbuffer_read_event(c->kb, (unsigned long long *)&c->ts);
 	return missed;
 }

@@ -14,6 +14,7 @@ static const char *const ev_names[SEV_NTYPES] = {
 	[SEV_SWITCH] = "sched_switch",
 	[SEV_WAKEUP] = "sched_wakeup",
 	[SEV_WAKEUP_NEW] = "sched_wakeup_new",
+	[SEV_WAKING] = "sched_waking",
 	[SEV_KSTACK] = "kernel_stack",
 	[SEV_USTACK] = "user_stack",
 };

@@ -57,6 +57,7 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 		[SEV_SWITCH] = "sched_switch",
 		[SEV_WAKEUP] = "sched_wakeup",
 		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
+		[SEV_WAKING] = "sched_waking",
 	};
 	char path[PATH_MAX + 64];
 	char *text;

@@ -1,0 +1,120 @@
+#!/bin/bash
+# Cross-validation with bpftrace: runq --compat=bpftrace agrees with a
+# bpftrace program (per-thread sums within 2%, counts +-2, the normalized
+# distributions within a small distance via `compare`); --compat=bcc
+# counts exactly the preempted-in-kernel (R+) switch-outs more, which the
+# workload makes happen on purpose; --xval runs end to end. Two runs of
+# the tool at once also check that concurrent runs do not interfere.
+. "${srcdir:-.}/tests/live/lib.sh"
+need_live
+command -v bpftrace >/dev/null || skip "bpftrace not installed"
+bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1 || skip "bpftrace cannot load programs here"
+snapshot_save
+cpu=$(( $(nproc) - 1 ))
+
+cat > "$TMP/truth.bt" <<'BT'
+tracepoint:sched:sched_wakeup,
+tracepoint:sched:sched_wakeup_new
+{
+	@qtime[args->pid] = nsecs;
+}
+
+tracepoint:sched:sched_switch
+{
+	if (args->prev_state == 0) {
+		@qtime[args->prev_pid] = nsecs;
+	}
+	if (args->prev_state == 256) {
+		@rplus[args->prev_pid] = count();
+	}
+	$ns = @qtime[args->next_pid];
+	if ($ns && args->next_comm == "workload") {
+		@sum[args->next_pid] = sum(nsecs - $ns);
+		@cnt[args->next_pid] = count();
+		@usecs = hist((nsecs - $ns) / 1000);
+	}
+	delete(@qtime[args->next_pid]);
+}
+
+END
+{
+	clear(@qtime);
+}
+BT
+bpftrace "$TMP/truth.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
+bt=$!
+BG_PIDS="$BG_PIDS $bt"
+for _ in $(seq 1 300); do grep -q Attaching "$TMP/bt.txt" && break; sleep 0.05; done
+grep -q Attaching "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
+
+run_bg "$TMP/bt-compat.json" "$TMP/e1" runq -L -c workload --compat=bpftrace --format=json 4
+p1=$TOOL_PID
+run_bg "$TMP/bcc-compat.json" "$TMP/e2" runq -L -c workload --compat=bcc --format=json 4
+p2=$TOOL_PID
+wait_banner "$TMP/e1"
+wait_banner "$TMP/e2"
+"$WORKLOAD" runq "$cpu" 2 1000 > "$TMP/wl.json" &
+wl=$!
+BG_PIDS="$BG_PIDS $wl"
+wait $p1 || fail "runq --compat=bpftrace exited $?"
+wait $p2 || fail "runq --compat=bcc exited $?"
+kill -INT $bt; wait $bt
+kill $wl; wait $wl 2>/dev/null
+check_restored "two concurrent runs beside bpftrace"
+
+"$PY" - "$TMP" <<'PY' || fail "bpftrace and --compat disagree"
+import json, re, sys
+d = sys.argv[1]
+bt = open(d + "/bt.txt").read()
+bsum = {int(a): int(b) for a, b in re.findall(r"@sum\[(\d+)\]: (\d+)", bt)}
+bcnt = {int(a): int(b) for a, b in re.findall(r"@cnt\[(\d+)\]: (\d+)", bt)}
+rplus = {int(a): int(b) for a, b in re.findall(r"@rplus\[(\d+)\]: (\d+)", bt)}
+wl = json.load(open(d + "/wl.json"))
+btc = {g["tid"]: g for g in json.load(open(d + "/bt-compat.json"))["groups"]}
+bcc = {g["tid"]: g for g in json.load(open(d + "/bcc-compat.json"))["groups"]}
+ok = True
+for t in wl["threads"]:
+    tid = t["tid"]
+    g, h = btc.get(tid), bcc.get(tid)
+    if not g or not h or tid not in bsum:
+        print("tid %d missing: ours %s, bcc %s, bpftrace %s" % (tid, bool(g), bool(h), tid in bsum))
+        ok = False
+        continue
+    err = abs(g["sum_ns"] - bsum[tid]) / max(bsum[tid], 1)
+    extra = h["count"] - g["count"]
+    print("tid %d: bpftrace %d ns / %d, --compat=bpftrace %d ns / %d (%.2f%%); "
+          "--compat=bcc %d more, R+ switch-outs %d" %
+          (tid, bsum[tid], bcnt[tid], g["sum_ns"], g["count"], 100 * err, extra, rplus.get(tid, 0)))
+    if err > 0.02 or abs(g["count"] - bcnt[tid]) > 2:
+        ok = False
+    if abs(extra - rplus.get(tid, 0)) > 3:
+        ok = False
+reader = wl["threads"][-1]["tid"]
+if rplus.get(reader, 0) < 10:
+    print("the /dev/zero reader was preempted in the kernel only %d times" % rplus.get(reader, 0))
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+"$BIN" compare --tolerance 0.05 --map usecs "$TMP/bt-compat.json" "$TMP/bt.txt" > "$TMP/cmp" ||
+	{ cat "$TMP/cmp"; fail "distributions differ beyond 0.05"; }
+note "$(grep '^distance' "$TMP/cmp")"
+
+# --xval end to end: the banner comes once bpftrace is attached too
+run_bg "$TMP/xval.txt" "$TMP/xval.err" runq -c workload --compat=bpftrace --xval 3
+wait_banner "$TMP/xval.err"
+"$WORKLOAD" runq "$cpu" 2 1000 > /dev/null &
+wl=$!
+BG_PIDS="$BG_PIDS $wl"
+wait "$TOOL_PID" || { cat "$TMP/xval.err"; fail "runq --xval exited $?"; }
+kill $wl; wait $wl 2>/dev/null
+grep -q "cross-validation with bpftrace" "$TMP/xval.txt" || { cat "$TMP/xval.txt" "$TMP/xval.err"; fail "no cross-validation printed"; }
+dist=$(sed -n 's/^distance: \([0-9.]*\).*/\1/p' "$TMP/xval.txt")
+"$PY" -c "import sys; sys.exit(0 if float('$dist') < 0.1 else 1)" || { cat "$TMP/xval.txt"; fail "--xval distance $dist"; }
+note "--xval distance $dist"
+check_restored "--xval"
+
+# bpftrace missing: say so, still print our result
+PATH=/nonexistent "$BIN" runq --xval 0.3 > "$TMP/o" 2> "$TMP/e" || fail "--xval without bpftrace exited $?"
+grep -q "bpftrace is not installed" "$TMP/e" || { cat "$TMP/e"; fail "no notice that bpftrace is missing"; }
+grep -q '^count=' "$TMP/o" || fail "our result not printed without bpftrace"
+check_restored "--xval without bpftrace"

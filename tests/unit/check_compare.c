@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* compare's normalization and distance; --xval's generated programs. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "fixture.h"
+#include "xval.h"
+
+static struct histparse *parse(const char *text, enum histparse_format fmt, const char *unit)
+{
+	struct histparse_opts o = { .format = fmt, .unit = unit };
+	struct histparse *h = NULL, *m = NULL;
+	char err[256];
+
+	ck_assert_msg(histparse_parse(text, strlen(text), &o, &h, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(histparse_merge(h, NULL, &m, err, sizeof(err)) == 0, "%s", err);
+	histparse_free(h);
+	return m;
+}
+
+START_TEST(test_normalize)
+{
+	struct histparse *h;
+	struct cmp_dist d;
+	char err[256];
+
+	/* bpftrace [0] and [1] share BCC's first row; [2, 4) is row 1 */
+	h = parse("@usecs: \n[0]      3 |@@@|\n[1]      1 |@|\n[2, 4)   4 |@@@@|\n",
+		  HISTPARSE_BPFTRACE, NULL);
+	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
+	ck_assert(d.row[0] == 4 && d.row[1] == 4 && d.total == 8 && d.split == 0);
+	histparse_free(h);
+
+	/* milliseconds: 1 ms = 1000..1999 us spreads over rows 9 and 10 */
+	h = parse("@msecs: \n[1]      10 |@@@|\n", HISTPARSE_BPFTRACE, NULL);
+	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
+	ck_assert_uint_eq(d.split, 1);
+	ck_assert(fabs(d.row[9] - 10.0 * 24 / 1000) < 1e-9);
+	ck_assert(fabs(d.row[10] - 10.0 * 976 / 1000) < 1e-9);
+	histparse_free(h);
+
+	/* a unit must be known */
+	h = parse("@bytid: \n[1]      10 |@@@|\n", HISTPARSE_BPFTRACE, NULL);
+	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), -22);
+	ck_assert_ptr_nonnull(strstr(err, "--unit"));
+	ck_assert_int_eq(cmp_normalize(h, 1000, &d, err, sizeof(err)), 0);
+	histparse_free(h);
+}
+END_TEST
+
+START_TEST(test_distance)
+{
+	struct cmp_dist a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	ck_assert(cmp_distance(&a, &b) == 0);
+	a.row[0] = 10, a.total = 10;
+	ck_assert(cmp_distance(&a, &b) == 1);
+	b.row[0] = 1, b.row[1] = 1, b.total = 2;
+	ck_assert(fabs(cmp_distance(&a, &b) - 0.5) < 1e-12);
+	b.row[1] = 0, b.row[0] = 5, b.total = 5;
+	ck_assert(cmp_distance(&a, &b) == 0);	/* same shape, other scale */
+	b.row[0] = 0, b.row[5] = 5;
+	ck_assert(cmp_distance(&a, &b) == 1);	/* disjoint */
+	/* quantiles */
+	memset(&a, 0, sizeof(a));
+	a.row[2] = 50, a.row[4] = 49, a.row[10] = 1, a.total = 100;
+	ck_assert_int_eq(cmp_quantile_row(&a, 0.5), 2);
+	ck_assert_int_eq(cmp_quantile_row(&a, 0.99), 4);
+	ck_assert_int_eq(cmp_quantile_row(&a, 1.0), 10);
+}
+END_TEST
+
+/* The real fixtures: our JSON and BCC text compare against themselves. */
+START_TEST(test_fixtures)
+{
+	char *t = fixture_read(fixture_path("bcc-runqlat.txt"), NULL);
+	struct histparse *h = parse(t, HISTPARSE_UNKNOWN, NULL);
+	struct cmp_dist d;
+	char err[256];
+
+	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
+	ck_assert(d.total > 0 && cmp_distance(&d, &d) == 0);
+	histparse_free(h);
+	free(t);
+}
+END_TEST
+
+static struct trace_opts opts(const char *cmd)
+{
+	struct trace_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.cmd = cmd;
+	o.modes = strcmp(cmd, "runq") ? AN_OFFCPU : AN_RUNQ;
+	o.pid = o.tid = -1;
+	o.max_us = UINT64_MAX;
+	o.duration_ns = 1000000000;
+	o.count = 1;
+	return o;
+}
+
+START_TEST(test_programs)
+{
+	struct trace_opts o = opts("runq");
+	char err[256], *p;
+
+	/* runqlat.bt's own rule, idle included */
+	o.compat = COMPAT_BPFTRACE;
+	p = xval_program(&o, 0x100, 0x30, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(strstr(p, "if (args->prev_state == 0) {"));
+	ck_assert_ptr_nonnull(strstr(p, "@usecs = hist((nsecs - $ns) / 1000)"));
+	ck_assert_ptr_null(strstr(p, "args->next_pid != 0"));
+	free(p);
+	/* BCC's: R or R+ with this kernel's flag, idle skipped; -L, -m, -c */
+	o.compat = COMPAT_BCC;
+	o.key = KEY_TID;
+	o.msecs = true;
+	strcpy(o.comm, "a\"b\\c");
+	p = xval_program(&o, 0x400, 0x30, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(strstr(p, "args->prev_state == 1024"));
+	ck_assert_ptr_nonnull(strstr(p, "@msecs[args->next_pid] = hist((nsecs - $ns) / 1000000)"));
+	ck_assert_ptr_nonnull(strstr(p, "args->next_comm == \"a\\\"b\\\\c\""));
+	free(p);
+	/* perf sched: the first sched_waking */
+	o = opts("runq");
+	o.compat = COMPAT_PERF;
+	p = xval_program(&o, 0x100, 0x30, 0, err, sizeof(err));
+	ck_assert_ptr_nonnull(strstr(p, "tracepoint:sched:sched_waking"));
+	ck_assert_ptr_nonnull(strstr(p, "if (!@qtime[args->pid])"));
+	free(p);
+	/* offcpu: --state D,R and --min/--max in ns */
+	o = opts("offcpu");
+	o.state = "D,R";
+	o.min_us = 10;
+	o.max_us = 20;
+	p = xval_program(&o, 0x100, 0x30, 0x2, err, sizeof(err));
+	ck_assert_ptr_nonnull(strstr(p, "(args->prev_state & 48) == 0"));
+	ck_assert_ptr_nonnull(strstr(p, "((args->prev_state & 2) != 0 || "
+				     "(args->prev_state & 18446744073709551359) == 0)"));
+	ck_assert_ptr_nonnull(strstr(p, "$d >= 10000 && $d <= 20000"));
+	free(p);
+	/* no equivalent */
+	o = opts("runq");
+	o.pid = 1;
+	ck_assert_ptr_null(xval_program(&o, 0x100, 0x30, 0, err, sizeof(err)));
+	ck_assert_ptr_nonnull(strstr(err, "-p"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("compare");
+	TCase *tc = tcase_create("compare");
+
+	tcase_add_test(tc, test_normalize);
+	tcase_add_test(tc, test_distance);
+	tcase_add_test(tc, test_fixtures);
+	tcase_add_test(tc, test_programs);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
