@@ -37,6 +37,7 @@ static const char compare_help[] =
 "                         ns, us or ms, when the input does not say (kernel hist)\n"
 "      --key NAME         the latency key of a kernel hist file\n"
 "      --json             the result as JSON\n"
+"      --dry-run          check the command line and exit\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"
@@ -134,7 +135,7 @@ static int load(struct input *in, const char *map, const char *key)
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_TOL = 256, O_MAP, O_FA, O_FB, O_UA, O_UB, O_KEY, O_JSON };
+	enum { O_TOL = 256, O_MAP, O_FA, O_FB, O_UA, O_UB, O_KEY, O_JSON, O_DRY };
 	static const struct option opts[] = {
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "map", required_argument, NULL, O_MAP },
@@ -144,12 +145,13 @@ int cmd_compare(int argc, char **argv)
 		{ "unit-b", required_argument, NULL, O_UB },
 		{ "key", required_argument, NULL, O_KEY },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct input in[2];
 	const char *map = NULL, *key = NULL;
-	bool have_tol = false, json = false;
+	bool have_tol = false, json = false, dry = false;
 	struct cmp_side a, b;
 	double tol = 0;
 	int o, status = CMP_TROUBLE;
@@ -175,6 +177,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case O_JSON:
 			json = true;
+			break;
+		case O_DRY:
+			dry = true;
 			break;
 		case O_FA:
 		case O_FB:
@@ -207,6 +212,8 @@ int cmd_compare(int argc, char **argv)
 		usage_err("compare", "give two inputs, A and B");
 		return CMP_TROUBLE;
 	}
+	if (dry)
+		return CMP_AGREE;
 	in[0].path = argv[optind];
 	in[1].path = argv[optind + 1];
 	if (load(&in[0], map, key) || load(&in[1], map, key))

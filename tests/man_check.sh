@@ -37,7 +37,7 @@ while IFS= read -r line; do
 	read -r -a argv <<< "$cmd"
 	sub=${argv[1]}
 	case $sub in
-	runq|offcpu|cleanup) extra=--dry-run ;;
+	runq|offcpu|cleanup|compare) extra=--dry-run ;;
 	info) extra= ;;
 	*) fail "example uses unknown command: $line" ;;
 	esac
