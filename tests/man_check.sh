@@ -24,7 +24,7 @@ fi
 lines=$(for p in $pages; do
 	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex' "$p"
 done | sed -n 's/^\(# \)\{0,1\}\(offcpu-ftrace .*\)$/\2/p' | sed 's/\\-/-/g; s/\\&//g')
-helps=$(for c in runq offcpu info cleanup; do "$BIN" $c --help; done; "$BIN" --help)
+helps=$(for c in runq offcpu info cleanup compare; do "$BIN" $c --help; done; "$BIN" --help)
 lines="$lines
 $(echo "$helps" | sed -n 's/^  \(offcpu-ftrace .*\)$/\1/p')"
 

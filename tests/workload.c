@@ -3,8 +3,10 @@
  * Workloads with known scheduling behaviour for the live tests.
  *
  *   workload runq CPU NSPIN SPIN_MS
- *     NSPIN threads spin SPIN_MS ms each, plus one thread that sleeps 1 ms
- *     in a loop, all pinned to CPU. When done each thread blocks; the main
+ *     NSPIN threads spin SPIN_MS ms each, one thread sleeps 1 ms in a loop,
+ *     and one reads /dev/zero in large chunks for SPIN_MS ms (in the
+ *     kernel, where cond_resched() lets the spinners preempt it: the R+
+ *     switch-outs runqlat.bt does not count), all pinned to CPU. When done each thread blocks; the main
  *     thread then reads every thread's /proc schedstat (run_delay, pcount:
  *     the kernel's own run-queue accounting) and prints them as JSON.
  *   workload sleep N MS [CPU]
@@ -22,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -124,6 +127,25 @@ static void *idle_spinner(void *arg)
 	return NULL;
 }
 
+static void *zero_reader(void *arg)
+{
+	static char buf[8 << 20];
+	uint64_t end;
+	int fd;
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	pin();
+	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	end = now_ns() + (uint64_t)spin_ms * 1000000ULL;
+	while (fd >= 0 && now_ns() < end)
+		if (read(fd, buf, sizeof(buf)) < 0)
+			break;
+	if (fd >= 0)
+		close(fd);
+	park();
+	return NULL;
+}
+
 static void *timed_sleeper(void *arg)
 {
 	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
@@ -217,12 +239,14 @@ int main(int argc, char **argv)
 		cpu = (int)arg_long(argv[2]);
 		n = arg_long(argv[3]);
 		spin_ms = arg_long(argv[4]);
-		if (n < 1 || n + 1 > MAX_THREADS)
+		if (n < 1 || n + 2 > MAX_THREADS)
 			return 2;
 		spinners_left = (int)n;
 		for (i = 0; i < n; i++)
 			pthread_create(&th[i], NULL, spinner, (void *)i);
 		pthread_create(&th[n], NULL, sleeper, (void *)n);
+		n++;
+		pthread_create(&th[n], NULL, zero_reader, (void *)n);
 		n++;
 	} else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sleep")) {
 		sleep_n = arg_long(argv[2]);

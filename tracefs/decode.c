@@ -137,19 +137,22 @@ void page_cursor_fini(struct page_cursor *c)
  */
 static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
 {
-	uint32_t off = 0, hdr, len, next;
-	uint64_t plen;
+	uint32_t off = 0, hdr, type, len = 0, next;
+	uint64_t end;
 
 	while (off < size) {
-		if (room - off < 8 && (room - off < 4 || size - off < 8))
-			return false;	/* a header kbuffer cannot read whole */
+		/* the header word, and the word after it but for data */
+		if (room - off < 4)
+			return false;
 		memcpy(&hdr, data + off, 4);
-		switch (hdr & 0x1f) {
-		case RB_TYPE_PADDING:
-			/* kbuffer reads the length even of an end-of-page padding */
+		type = hdr & 0x1f;
+		if (type == 0 || type >= RB_TYPE_PADDING) {
 			if (room - off < 8)
 				return false;
 			memcpy(&len, data + off + 4, 4);
+		}
+		switch (type) {
+		case RB_TYPE_PADDING:
 			next = off + 4 + len;	/* kbuffer's unsigned sum */
 			if (next >= size)
 				return true;	/* the rest of the page */
@@ -160,17 +163,18 @@ static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
 		case RB_TYPE_TIME_STAMP:
 			next = off + 8;
 			break;
-		case 0:		/* length in the next word, which counts itself */
-			memcpy(&len, data + off + 4, 4);
-			plen = ((uint64_t)len + 3 - 4) & ~(uint64_t)3;
-			if (len < 4 || size - off < 8 || plen > size - off - 8)
+		case 0:
+			/* the length word counts itself; kbuffer rounds up */
+			end = (uint64_t)off + 8 + (((uint64_t)len + 3 - 4) & ~(uint64_t)3);
+			if (len < 4 || end > size)
 				return false;
-			next = off + 8 + (uint32_t)plen;
+			next = (uint32_t)end;
 			break;
 		default:
-			if ((hdr & 0x1f) * 4u > size - off - 4)
+			end = (uint64_t)off + 4 + 4 * type;
+			if (end > size)
 				return false;
-			next = off + 4 + (hdr & 0x1f) * 4u;
+			next = (uint32_t)end;
 			break;
 		}
 		off = next;
@@ -198,7 +202,7 @@ int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
 	    (commit & ~(uint64_t)RB_MISSED_MASK) + sizeof(long) > len - l->page_data_off)
 		return -EINVAL;
 	commit &= ~(uint64_t)RB_MISSED_MASK;
-	if (commit > len - l->page_data_off ||
+	if (commit > len - l->page_data_off || commit >= (1u << 27) /* kbuffer's mask */ ||
 	    !page_records_ok((uint8_t *)page + l->page_data_off, (uint32_t)commit,
 			     len - l->page_data_off))
 		return -EINVAL;

@@ -99,10 +99,12 @@ int fmt_header_page(struct sched_layout *l, const char *text, size_t len)
 	const char *c = strstr(text, "commit;");
 	unsigned off, size, coff, csize;
 
-	if (!p || sscanf(p, "field: char data;\toffset:%u;\tsize:%u;", &off, &size) != 2)
+	/* sums checked without wrapping: page_size must not come out 0 */
+	if (!p || sscanf(p, "field: char data;\toffset:%u;\tsize:%u;", &off, &size) != 2 ||
+	    !size || size > UINT32_MAX - off)
 		return -EINVAL;
 	if (!c || sscanf(c, "commit;\toffset:%u;\tsize:%u;", &coff, &csize) != 2 ||
-	    (csize != 4 && csize != 8) || coff + csize > off)
+	    (csize != 4 && csize != 8) || coff > off || csize > off - coff)
 		return -EINVAL;
 	l->page_commit_off = coff;
 	l->page_commit_size = csize;

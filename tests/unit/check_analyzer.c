@@ -441,6 +441,52 @@ START_TEST(test_inferred_switch)
 }
 END_TEST
 
+START_TEST(test_compat)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	struct sched_event e = { .type = SEV_WAKING, .comm = "task" };
+
+	/* runqlat.bt: a thread preempted in the kernel (R+) starts nothing */
+	c.compat = COMPAT_BPFTRACE;
+	init(&c);
+	sw(10, 0, 0, 0, 7);
+	sw(20, 0, 7, PREEMPT, 8);
+	sw(30, 0, 8, 0, 7);		/* 7 back: no start seen for it */
+	sw(40, 0, 7, S_SLEEP, 8);	/* 8 was preempted with R: 10 */
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 3);
+	/* like runqlat.bt, the idle task is timed too: out at 10, in at 50 */
+	sw(50, 0, 8, S_SLEEP, 0);
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 2);
+	ck_assert_uint_eq(only_hist(&an.runq)->max, 40);
+	analyzer_fini(&an);
+
+	/* perf sched: from the first sched_waking; sched_wakeup ignored */
+	c.compat = COMPAT_PERF;
+	init(&c);
+	e.ts = 10, e.pid = 7, e.common_pid = 0;
+	analyzer_feed(&an, &e);
+	e.ts = 12;
+	analyzer_feed(&an, &e);		/* a second waking does not move it */
+	wakeup(15, 0, 7, false);
+	sw(20, 0, 0, 0, 7);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	analyzer_fini(&an);
+
+	/* bcc (default): wakeup, last wins; waking is not a start */
+	c.compat = COMPAT_BCC;
+	init(&c);
+	e.ts = 10;
+	analyzer_feed(&an, &e);
+	wakeup(15, 0, 7, false);
+	wakeup(16, 0, 7, false);
+	sw(20, 0, 0, 0, 7);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 4);
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_tasktab)
 {
 	struct tasktab t;
@@ -482,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, test_intervals_and_groups_cap);
 	tcase_add_test(tc, test_missed_switch);
 	tcase_add_test(tc, test_inferred_switch);
+	tcase_add_test(tc, test_compat);
 	tcase_add_test(tc, test_tasktab);
 	suite_add_tcase(s, tc);
 	return check_run(s);
