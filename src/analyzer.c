@@ -8,6 +8,8 @@
 /* the tasktab key of the idle task under --compat=bpftrace (0 is "empty") */
 #define IDLE_TID INT32_MIN
 
+static void follow_add(struct analyzer *an, int32_t tid);
+
 int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 {
 	int ret;
@@ -32,6 +34,24 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	ret = groups_init(&an->runq.groups, cfg->max_groups);
 	if (!ret)
 		ret = groups_init(&an->off.groups, cfg->max_groups);
+	if (!ret)
+		ret = groups_init(&an->blk.groups, cfg->max_groups);
+	if (!ret && cfg->triage) {
+		an->in_tid = calloc(AN_MAX_CPUS, sizeof(*an->in_tid));
+		an->in_ts = calloc(AN_MAX_CPUS, sizeof(*an->in_ts));
+		ret = an->in_tid && an->in_ts ? 0 : -ENOMEM;
+	}
+	if (!ret && cfg->follow) {
+		uint32_t n = 64, i;
+
+		while (n < 4ULL * (cfg->max_tasks + cfg->nfollow) && n < (1u << 28))
+			n <<= 1;
+		an->follow.v = calloc(n, sizeof(*an->follow.v));
+		an->follow.mask = n - 1;
+		ret = an->follow.v ? 0 : -ENOMEM;
+		for (i = 0; !ret && i < cfg->nfollow; i++)
+			follow_add(an, cfg->follow[i]);
+	}
 	if (!ret && cfg->stacks) {
 		an->stack_tid = malloc(AN_MAX_CPUS * sizeof(*an->stack_tid));
 		ret = an->stack_tid ? 0 : -ENOMEM;
@@ -57,6 +77,13 @@ void analyzer_fini(struct analyzer *an)
 	free(an->cur_ts);
 	free(an->stack_tid);
 	an->stack_tid = NULL;
+	free(an->follow.v);
+	an->follow.v = NULL;
+	free(an->in_tid);
+	free(an->in_ts);
+	an->in_tid = NULL;
+	an->in_ts = NULL;
+	groups_fini(&an->blk.groups);
 	stacktab_fini(&an->kstacks);
 	stacktab_fini(&an->ustacks);
 	stackagg_fini(&an->agg);
@@ -65,6 +92,54 @@ void analyzer_fini(struct analyzer *an)
 	tasktab_fini(&an->tasks);
 	groups_fini(&an->runq.groups);
 	groups_fini(&an->off.groups);
+}
+
+static uint32_t follow_slot(const struct analyzer *an, int32_t tid)
+{
+	return ((uint32_t)tid * 2654435761u) & an->follow.mask;
+}
+
+static bool follow_has(const struct analyzer *an, int32_t tid)
+{
+	uint32_t i;
+
+	for (i = follow_slot(an, tid);; i = (i + 1) & an->follow.mask) {
+		if (an->follow.v[i] == tid)
+			return true;
+		if (an->follow.v[i] == 0)
+			return false;
+	}
+}
+
+static void follow_add(struct analyzer *an, int32_t tid)
+{
+	uint32_t i;
+
+	if (tid <= 0 || follow_has(an, tid))
+		return;
+	/* half full at most; past that, new descendants are not followed */
+	if (an->follow.n >= an->follow.mask / 2) {
+		an->counts.follow_overflow++;
+		return;
+	}
+	for (i = follow_slot(an, tid); an->follow.v[i]; i = (i + 1) & an->follow.mask)
+		;
+	an->follow.v[i] = tid;
+	an->follow.n++;
+}
+
+/* --cgroup membership through a small direct-mapped cache */
+static int cgroup_lookup(struct analyzer *an, int32_t tid)
+{
+	uint32_t h = ((uint32_t)tid * 2654435761u) >> (32 - TGID_CACHE_BITS);
+	int in;
+
+	if (an->cg_cache[h].tid == tid)
+		return an->cg_cache[h].in;
+	in = an->cfg.in_cgroup(tid, an->cfg.cgroup_arg);
+	an->cg_cache[h].tid = tid;
+	an->cg_cache[h].in = (int8_t)in;
+	return in;
 }
 
 /* tgid of @tid through a small direct-mapped cache in front of the resolver */
@@ -96,6 +171,8 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 	const struct an_cfg *c = &an->cfg;
 
 	*tgid = -2;	/* not resolved */
+	if (c->follow && !follow_has(an, tid))
+		return false;
 	if (c->tid >= 0 && tid != c->tid)
 		return false;
 	if (c->comm[0] && (!comm || !comm_eq(comm, c->comm)))
@@ -109,6 +186,14 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 		if (*tgid != c->pid)
 			return false;
 	}
+	if (c->in_cgroup) {
+		int in = tid == IDLE_TID ? 0 : cgroup_lookup(an, tid);
+
+		if (in < 0)
+			an->counts.cgroup_unknown++;
+		if (in != 1)
+			return false;
+	}
 	return true;
 }
 
@@ -116,7 +201,9 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 static bool task_selected(struct analyzer *an, int32_t tid)
 {
 	if (tid <= 0)
-		return tid == IDLE_TID && an->cfg.tid < 0 && an->cfg.pid < 0;
+		return tid == IDLE_TID && an->cfg.tid < 0 && an->cfg.pid < 0 && !an->cfg.follow;
+	if (an->cfg.follow)
+		return follow_has(an, tid);
 	if (an->cfg.tid >= 0)
 		return tid == an->cfg.tid;
 	if (an->cfg.pid >= 0)
@@ -159,8 +246,9 @@ static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 	hist_add(&g->h, ns, an->cfg.unit_ns);
 }
 
-/* set_start() state for a run-queue start that must not replace one */
+/* set_start() states for run-queue starts: must not replace one; preempted */
 #define START_KEEP 1
+#define START_PREEMPT 2
 
 static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		      unsigned flag, uint64_t ts, int64_t state)
@@ -175,6 +263,9 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		memcpy(t->comm, comm, COMM_LEN);
 	if (flag == TASK_RUNQ && (t->flags & TASK_RUNQ) && state == START_KEEP)
 		return;		/* perf sched: the first wakeup wins */
+	/* how the run-queue wait began: a preemption, or a wakeup */
+	if (flag == TASK_RUNQ)
+		t->flags = (t->flags & ~TASK_PREEMPTED) | (state == START_PREEMPT ? TASK_PREEMPTED : 0);
 	t->flags |= flag;
 	if (flag == TASK_RUNQ) {
 		t->runq_ts = ts;
@@ -187,6 +278,8 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 static void clear_start(struct analyzer *an, struct task *t, unsigned flag)
 {
 	t->flags &= ~flag;
+	if (flag == TASK_RUNQ)
+		t->flags &= ~TASK_PREEMPTED;
 	if (!t->flags)
 		tasktab_del(&an->tasks, t);
 }
@@ -226,6 +319,10 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	if (d < c->off_min_ns || d > c->off_max_ns)
 		return 0;
 	record(an, &an->off, d, t->tid, tgid, cpu, comm);
+	/* triage: the part of off-CPU time that began with blocking */
+	if (c->triage && t->off_state != STATE_UNKNOWN &&
+	    !sched_state_runnable(&c->states, t->off_state))
+		record(an, &an->blk, d, t->tid, tgid, cpu, comm);
 	if (c->stacks) {
 		int64_t id = t->tid;
 
@@ -256,11 +353,14 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 	if (an->cfg.modes & AN_RUNQ) {
 		if (t && (t->flags & TASK_RUNQ)) {
 			if (wanted) {
-				if (ev->ts < t->runq_ts)
+				if (ev->ts < t->runq_ts) {
 					an->runq.inc.negative++;
-				else
+				} else {
 					record(an, &an->runq, ev->ts - t->runq_ts,
 					       tid, tgid, ev->cpu, ev->next_comm);
+					if (!(t->flags & TASK_PREEMPTED))
+						an->counts.runq_wake_ns += ev->ts - t->runq_ts;
+				}
 			}
 			clear_start(an, t, TASK_RUNQ);
 		} else if (wanted) {
@@ -291,7 +391,7 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 	if (c->modes & AN_RUNQ) {
 		if (runnable) {
 			/* preempted: waits on the run queue from now */
-			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, 0);
+			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, START_PREEMPT);
 		} else {
 			/*
 			 * Blocked: a start left by a wakeup that raced with
@@ -344,6 +444,8 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 	if (!task_selected(an, out) && !task_selected(an, in))
 		return;
 	an->counts.missed_switch++;
+	if (an->in_tid)
+		an->in_tid[cpu] = 0;	/* its running time is unknown */
 	if (out > 0 && (an->cfg.modes & AN_OFFCPU)) {
 		t = tasktab_find(&an->tasks, out);
 		if (!t || !(t->flags & TASK_OFF))
@@ -360,6 +462,20 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 			an->counts.inferred++;
 		clear_start(an, t, TASK_OFF);
 	}
+}
+
+/* triage: time selected threads spend on a CPU, switch-in to switch-out */
+static void oncpu_switch(struct analyzer *an, const struct sched_event *ev)
+{
+	int32_t tgid;
+
+	if (an->in_tid[ev->cpu] && an->in_tid[ev->cpu] == ev->pid &&
+	    ev->ts >= an->in_ts[ev->cpu])
+		an->counts.oncpu_ns += ev->ts - an->in_ts[ev->cpu];
+	an->in_tid[ev->cpu] = ev->next_pid > 0 &&
+			      task_wanted(an, ev->next_pid, ev->next_comm, &tgid) ?
+			      ev->next_pid : 0;
+	an->in_ts[ev->cpu] = ev->ts;
 }
 
 /* A stack record follows the event it belongs to on the same CPU. */
@@ -426,11 +542,18 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts,
 				  an->cfg.compat == COMPAT_PERF ? START_KEEP : 0);
 		break;
+	case SEV_FORK:
+		/* a followed task's child (thread or process) is followed too */
+		if (an->cfg.follow && follow_has(an, ev->pid))
+			follow_add(an, ev->next_pid);
+		break;
 	case SEV_WAKING:
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ) && an->cfg.compat == COMPAT_PERF)
 			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, START_KEEP);
 		break;
 	case SEV_SWITCH:
+		if (an->in_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+			oncpu_switch(an, ev);
 		/*
 		 * pid 0 is each CPU's idle task: never tracked, except to
 		 * reproduce runqlat.bt, which times it (one key for all CPUs).
@@ -457,6 +580,11 @@ void analyzer_finish(struct analyzer *an)
 {
 	uint32_t i;
 
+	/* threads still running when the window closed */
+	for (i = 0; an->in_tid && i < AN_MAX_CPUS; i++)
+		if (an->in_tid[i] && an->last_ts > an->in_ts[i])
+			an->counts.oncpu_ns += an->last_ts - an->in_ts[i];
+
 	for (i = 0; i <= an->tasks.mask; i++) {
 		struct task *t = &an->tasks.slot[i];
 		int32_t tgid;
@@ -474,6 +602,8 @@ void analyzer_next_interval(struct analyzer *an)
 {
 	groups_clear(&an->runq.groups);
 	groups_clear(&an->off.groups);
+	groups_clear(&an->blk.groups);
+	memset(&an->blk.inc, 0, sizeof(an->blk.inc));
 	if (an->cfg.stacks)
 		stackagg_clear(&an->agg);
 	memset(&an->runq.inc, 0, sizeof(an->runq.inc));

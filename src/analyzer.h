@@ -60,8 +60,19 @@ struct an_cfg {
 	uint32_t max_groups;
 	unsigned stacks;		/* enum an_stacks bits (offcpu -K/-U) */
 	uint32_t max_stacks;		/* distinct stacks, and stack sums */
+	/* triage: on-CPU time, and off-CPU intervals that began blocked */
+	bool triage;
 	tgid_fn tgid_of;
 	void *tgid_arg;
+	/*
+	 * -- COMMAND: only these threads and every task they fork (from
+	 * sched_process_fork events), whatever -p/-t say. NULL = off.
+	 */
+	const int32_t *follow;
+	unsigned nfollow;
+	/* --cgroup: is the thread in the cgroup? 1 yes, 0 no, -1 unknown */
+	int (*in_cgroup)(int32_t tid, void *arg);
+	void *cgroup_arg;
 };
 
 /* Intervals that could not be measured, per mode. */
@@ -76,6 +87,11 @@ struct an_counts {
 	uint64_t state_overflow;	/* starts dropped: --max-tasks reached */
 	uint64_t tgid_unknown;		/* intervals whose process was gone */
 	uint64_t late;			/* events older than one already fed */
+	uint64_t follow_overflow;	/* -- COMMAND: descendants beyond the cap */
+	uint64_t cgroup_unknown;	/* --cgroup: threads gone before the check */
+	/* triage */
+	uint64_t oncpu_ns;		/* selected threads' time on a CPU */
+	uint64_t runq_wake_ns;		/* run-queue waits that began with a wakeup */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
 	uint64_t inferred;		/* off-CPU intervals closed at such a
@@ -95,14 +111,19 @@ struct analyzer {
 	struct an_cfg cfg;
 	struct tasktab tasks;
 	struct an_mode_state runq, off;
+	struct an_mode_state blk;	/* triage: off-CPU intervals begun blocked */
 	struct an_counts counts;
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t last_ts;	/* newest event fed */
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
+	int32_t *in_tid;	/* triage, per CPU: selected thread running, or 0 */
+	uint64_t *in_ts;	/* ... since when */
 	struct stacktab kstacks, ustacks;
 	struct stackagg agg;	/* off-CPU time by (id, kstack, ustack) */
+	struct { int32_t *v; uint32_t mask, n; } follow;	/* -- COMMAND's tasks */
+	struct { int32_t tid; int8_t in; } cg_cache[1 << TGID_CACHE_BITS];
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
 

@@ -26,6 +26,7 @@ struct trace_req {
 	unsigned npids;
 	bool follow_fork;		/* ... and their new threads/children */
 	bool waking;			/* also sched_waking (--compat=perf) */
+	bool fork;			/* also sched_process_fork (follow children) */
 	bool kstack;			/* kernel stacks of switch-outs */
 	bool ustack;			/* user stacks of switch-outs */
 	const char *stack_states;	/* --state letters (NULL all): only

@@ -34,19 +34,23 @@ void usage_err(const char *cmd, const char *fmt, ...)
 
 static const char runq_help[] =
 "Usage: offcpu-ftrace runq [OPTIONS] [DURATION [COUNT]]\n"
+"       offcpu-ftrace runq [OPTIONS] -- COMMAND [ARGS]\n"
 "\n"
 "Run-queue latency: how long threads wait for a CPU after they become\n"
 "runnable (woken, newly created, or preempted) until they run, as a\n"
 "histogram. DURATION is in seconds (0.5, 10, 2m); COUNT prints that many\n"
-"DURATION-long intervals (default 1). Without DURATION: until Ctrl-C.\n";
+"DURATION-long intervals (default 1). Without DURATION: until Ctrl-C.\n"
+"With -- COMMAND: run COMMAND, trace it and every process and thread it\n"
+"starts for its whole life, and exit with its exit status.\n";
 
 static const char offcpu_help[] =
 "Usage: offcpu-ftrace offcpu [OPTIONS] [DURATION [COUNT]]\n"
+"       offcpu-ftrace offcpu [OPTIONS] -- COMMAND [ARGS]\n"
 "\n"
 "Off-CPU time: how long threads stay off a CPU, from the context switch\n"
 "that takes them off to the one that puts them back (blocked on I/O,\n"
 "locks, sleeps, and waiting on the run queue after preemption), as a\n"
-"histogram. DURATION and COUNT as for runq.\n";
+"histogram. DURATION, COUNT and -- COMMAND as for runq.\n";
 
 static const char common_help[] =
 "\n"
@@ -59,13 +63,16 @@ static const char common_help[] =
 "  -C, --cpus             one histogram per CPU (where the interval ended)\n"
 "  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
 "  -T, --timestamp        print the time before each interval's output\n"
-"      --format FMT       bcc (default), bpftrace or json\n"
+"      --format FMT       bcc (default), bpftrace, json or openmetrics\n"
 "      --backend NAME     auto (default), ring or perf\n"
 "      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
 "      --buffer-size KB   ring buffer per CPU (default 32 MiB / online CPUs,\n"
 "                         1024..8192 KiB)\n"
 "      --max-tasks N      threads with a pending start (default 65536)\n"
 "      --max-groups N     histograms with -P/-L/-C (default 4096)\n"
+"      --cgroup PATH      only threads in this cgroup and below (v2 or v1)\n"
+"  -i, --interval SECS    print every SECS seconds (COUNT times, or until\n"
+"                         Ctrl-C or the COMMAND ends)\n"
 "      --strict           exit 3 when events were lost (results partial)\n"
 "      --dry-run          check the command line and exit\n"
 "  -h, --help             this help\n";
@@ -103,7 +110,9 @@ static const char runq_examples[] =
 "  offcpu-ftrace runq -L -p 1234 10   # per thread of process 1234\n"
 "  offcpu-ftrace runq --format=json 10 > runq.json\n"
 "  offcpu-ftrace runq --format=bpftrace 10   # diff against runqlat.bt\n"
-"  offcpu-ftrace runq --compat=bpftrace --xval 10   # and check it live\n";
+"  offcpu-ftrace runq --compat=bpftrace --xval 10   # and check it live\n"
+"  offcpu-ftrace runq -L -- make -j8  # every thread of a build\n"
+"  offcpu-ftrace runq --format=openmetrics 60 > runq.prom.new && mv runq.prom.new runq.prom\n";
 
 static const char offcpu_examples[] =
 "\n"
@@ -116,10 +125,43 @@ static const char offcpu_examples[] =
 "  offcpu-ftrace offcpu -P --min 1000 10   # per process, >= 1 ms only\n"
 "  offcpu-ftrace offcpu -t 4321 -m 30 # one thread, milliseconds\n";
 
+static const char triage_help[] =
+"Usage: offcpu-ftrace triage [OPTIONS] [DURATION]\n"
+"       offcpu-ftrace triage [OPTIONS] -- COMMAND [ARGS]\n"
+"\n"
+"Running, or waiting -- and waiting for what? One capture of the selected\n"
+"threads (all, -p, -t, -c, --cgroup, or a COMMAND and its descendants):\n"
+"time running, waiting for a CPU and blocked, the tails, pressure stall\n"
+"information and cgroup CPU throttling, and a verdict with the numbers\n"
+"behind it and the next command to run.\n"
+"\n"
+"Options:\n"
+"  -p, -t, -c, --cgroup PATH, --backend, --tracefs, --buffer-size, --strict,\n"
+"  --max-tasks as for runq; --format bcc (text, default), json or openmetrics\n"
+"      --wait-p99 MS      p99 wait for a CPU meaning contention (default 5)\n"
+"      --wait-share PCT   share of time waiting meaning contention (10)\n"
+"      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
+"      --oncpu-share PCT  share of time running meaning on-CPU (50)\n"
+"      --throttle-share PCT  share of the window throttled by cpu.max (5)\n"
+"  -h, --help             this help\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace triage 10                   # the whole host, 10 seconds\n"
+"  offcpu-ftrace triage -- make -j8          # one build, start to end\n"
+"  offcpu-ftrace triage --cgroup /sys/fs/cgroup/ci.slice 30\n"
+"  offcpu-ftrace triage --format=json -p 1234 10\n"
+"\n"
+"Exit status: 0 done (with -- COMMAND: its exit status), 1 tracing failed,\n"
+"2 bad usage, 3 events lost with --strict. See offcpu-ftrace-triage(8).\n";
+
 static void print_help(const char *cmd)
 {
 	bool runq = !strcmp(cmd, "runq");
 
+	if (!strcmp(cmd, "triage")) {
+		fputs(triage_help, stdout);
+		return;
+	}
 	fputs(runq ? runq_help : offcpu_help, stdout);
 	fputs(common_help, stdout);
 	fputs(xval_help, stdout);
@@ -144,6 +186,12 @@ enum {
 	OPT_MAX,
 	OPT_DRY_RUN,
 	OPT_STRICT,
+	OPT_CGROUP,
+	OPT_TH_TAIL,
+	OPT_TH_WAIT,
+	OPT_TH_BLOCKED,
+	OPT_TH_ONCPU,
+	OPT_TH_THROTTLE,
 	OPT_COMPAT,
 	OPT_XVAL,
 	OPT_STACK_DEPTH,
@@ -171,6 +219,13 @@ static const struct option long_opts[] = {
 	{ "max", required_argument, NULL, OPT_MAX },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "wait-p99", required_argument, NULL, OPT_TH_TAIL },
+	{ "wait-share", required_argument, NULL, OPT_TH_WAIT },
+	{ "blocked-share", required_argument, NULL, OPT_TH_BLOCKED },
+	{ "oncpu-share", required_argument, NULL, OPT_TH_ONCPU },
+	{ "throttle-share", required_argument, NULL, OPT_TH_THROTTLE },
+	{ "interval", required_argument, NULL, 'i' },
 	{ "compat", required_argument, NULL, OPT_COMPAT },
 	{ "xval", no_argument, NULL, OPT_XVAL },
 	{ "kernel-stacks", no_argument, NULL, 'K' },
@@ -212,13 +267,30 @@ static int set_key(struct trace_opts *o, enum an_key k, char c)
 
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv)
 {
+	bool triage = !strcmp(cmd, "triage");
 	bool offcpu = !strcmp(cmd, "offcpu");
+	char **command = NULL;
 	uint64_t v;
-	int c, ret;
+	int c, ret, i;
+
+	/* "-- COMMAND ARGS": everything after it belongs to the command */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 < argc)
+				command = argv + i + 1;
+			argc = i;
+			break;
+		}
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
-	o->modes = offcpu ? AN_OFFCPU : AN_RUNQ;
+	o->modes = triage ? AN_RUNQ | AN_OFFCPU : offcpu ? AN_OFFCPU : AN_RUNQ;
+	o->triage = triage;
+	o->th.runq_tail_us = 5000;
+	o->th.runq_share = 10;
+	o->th.blocked_share = 50;
+	o->th.oncpu_share = 50;
+	o->th.throttle_share = 5;
 	o->pid = o->tid = -1;
 	o->fmt = FMT_BCC;
 	o->backend = "auto";
@@ -228,10 +300,11 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	o->count = 1;
 	o->stack_depth = STACK_MAX_DEPTH;
 	o->max_stacks = 65536;
+	o->command = command;
 
 	optind = 0;	/* glibc: full reset, also of its internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:t:c:PLCmThKUfd", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:t:c:i:PLCmThKUfd", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 		case 't':
@@ -275,9 +348,11 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 				o->fmt = FMT_BPFTRACE;
 			else if (!strcmp(optarg, "json"))
 				o->fmt = FMT_JSON;
+			else if (!strcmp(optarg, "openmetrics"))
+				o->fmt = FMT_OPENMETRICS;
 			else {
-				usage_err(cmd, "--format: '%s' is not one of bcc, bpftrace, json",
-					  optarg);
+				usage_err(cmd, "--format: '%s' is not one of bcc, bpftrace, json, "
+					  "openmetrics", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -342,6 +417,44 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			break;
 		case OPT_STRICT:
 			o->strict = true;
+			break;
+		case OPT_CGROUP:
+			o->cgroup = optarg;
+			break;
+		case OPT_TH_TAIL:
+		case OPT_TH_WAIT:
+		case OPT_TH_BLOCKED:
+		case OPT_TH_ONCPU:
+		case OPT_TH_THROTTLE:
+			if (!triage) {
+				usage_err(cmd, "the --*-share and --wait-p99 thresholds are "
+					  "options of triage");
+				return EXIT_USAGE;
+			}
+			if (parse_u64(optarg, c == OPT_TH_TAIL ? 1 : 0, c == OPT_TH_TAIL ?
+				      3600000 : 100, &v)) {
+				usage_err(cmd, "'%s' is not %s", optarg, c == OPT_TH_TAIL ?
+					  "a number of milliseconds" : "a percentage (0..100)");
+				return EXIT_USAGE;
+			}
+			if (c == OPT_TH_TAIL)
+				o->th.runq_tail_us = v * 1000;
+			else if (c == OPT_TH_WAIT)
+				o->th.runq_share = (unsigned)v;
+			else if (c == OPT_TH_BLOCKED)
+				o->th.blocked_share = (unsigned)v;
+			else if (c == OPT_TH_ONCPU)
+				o->th.oncpu_share = (unsigned)v;
+			else
+				o->th.throttle_share = (unsigned)v;
+			break;
+		case 'i':
+			if (parse_duration(optarg, &o->duration_ns)) {
+				usage_err(cmd, "-i: '%s' is not a positive number of seconds", optarg);
+				return EXIT_USAGE;
+			}
+			o->interval_mode = true;
+			o->count = UINT64_MAX;
 			break;
 		case OPT_COMPAT:
 			if (offcpu) {
@@ -421,6 +534,15 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		usage_err(cmd, "-f, -d and --top need stacks: add -K and/or -U");
 		return EXIT_USAGE;
 	}
+	if (triage && (o->key != KEY_NONE || o->fmt == FMT_BPFTRACE || o->xval)) {
+		usage_err(cmd, "triage has no -P/-L/-C, --format=bpftrace or --xval");
+		return EXIT_USAGE;
+	}
+	if ((o->kstack || o->ustack) && o->fmt == FMT_OPENMETRICS) {
+		usage_err(cmd, "stacks have no openmetrics layout: use the default, -f or "
+			  "--format=json");
+		return EXIT_USAGE;
+	}
 	if ((o->kstack || o->ustack) && o->fmt == FMT_BPFTRACE) {
 		usage_err(cmd, "stacks have no bpftrace layout: use the default, -f or "
 			  "--format=json");
@@ -442,6 +564,15 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		usage_err(cmd, "--min is larger than --max");
 		return EXIT_USAGE;
 	}
+	if (optind < argc && o->interval_mode) {
+		/* -i gave the interval: a lone number is the COUNT */
+		if (parse_u64(argv[optind], 1, 1000000000, &o->count)) {
+			usage_err(cmd, "COUNT: '%s' is not a count of intervals (1..1000000000)",
+				  argv[optind]);
+			return EXIT_USAGE;
+		}
+		optind++;
+	}
 	if (optind < argc) {
 		if (parse_duration(argv[optind], &o->duration_ns)) {
 			usage_err(cmd, "DURATION: '%s' is not a positive number of seconds "
@@ -460,6 +591,19 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	}
 	if (optind < argc) {
 		usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (o->command && !o->interval_mode && o->duration_ns) {
+		usage_err(cmd, "with -- COMMAND the window is the command's life: no "
+			  "DURATION (use -i for periodic output)");
+		return EXIT_USAGE;
+	}
+	if (o->command && (o->pid >= 0 || o->tid >= 0)) {
+		usage_err(cmd, "-- COMMAND traces the command and its descendants: no -p/-t");
+		return EXIT_USAGE;
+	}
+	if (o->command && o->xval) {
+		usage_err(cmd, "--xval needs a timed window, not -- COMMAND");
 		return EXIT_USAGE;
 	}
 	if (o->xval && (o->count > 1 || !o->duration_ns)) {

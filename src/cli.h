@@ -34,6 +34,14 @@ struct trace_opts {
 	uint64_t duration_ns;		/* 0 = until a signal */
 	uint64_t count;			/* intervals to print */
 	bool dry_run;			/* parse only (man page examples) */
+	char **command;			/* -- COMMAND [ARGS]: NULL-terminated */
+	const char *cgroup;		/* --cgroup PATH */
+	bool interval_mode;		/* -i: COUNT intervals (default: forever) */
+	bool triage;
+	struct {
+		uint64_t runq_tail_us;
+		unsigned runq_share, blocked_share, oncpu_share, throttle_share;
+	} th;				/* triage thresholds */
 	bool strict;			/* exit EXIT_PARTIAL when events were lost */
 	/* offcpu by stack (-K, -U) */
 	bool kstack, ustack;
@@ -55,5 +63,6 @@ int cmd_offcpu(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
 
 #endif

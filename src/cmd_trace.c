@@ -21,6 +21,9 @@
 #include "timeutil.h"
 #include "usym.h"
 #include "xval.h"
+#include "cgroup.h"
+#include "child.h"
+#include "triage.h"
 #include "compare.h"
 
 /* how often the reader wakes when the watermark does not wake it first */
@@ -125,6 +128,11 @@ struct run {
 	uint64_t lost_total;		/* all intervals: for --strict */
 	int32_t debug_tid;
 	struct xval *xval;		/* --xval: bpftrace running beside us */
+	struct child child;		/* -- COMMAND */
+	bool have_child;
+	struct cgroup_sel cg;		/* --cgroup */
+	struct psi psi0;		/* triage: pressure when tracing began */
+	struct cpu_throttle thr0;
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct symbolizer sym;
@@ -261,6 +269,110 @@ static void xval_report(struct run *r, struct report *rep)
 	histparse_free(ours1);
 }
 
+/* The group with the largest sum in @gs, or NULL. */
+static const struct group *top_group(const struct groups *gs)
+{
+	const struct group *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (gs->v[i]->id != GROUP_OTHER &&
+		    (!best || gs->v[i]->h.sum_ns > best->h.sum_ns))
+			best = gs->v[i];
+	return best;
+}
+
+static void merge_groups(const struct groups *gs, struct hist *h)
+{
+	uint32_t i;
+
+	hist_reset(h);
+	for (i = 0; i < gs->n; i++)
+		hist_merge(h, &gs->v[i]->h);
+}
+
+/* triage: the scope in words, and the options that repeat it */
+static void triage_scope(const struct run *r, char *scope, size_t slen, char *next, size_t nlen)
+{
+	const struct trace_opts *o = r->o;
+
+	if (r->have_child) {
+		snprintf(scope, slen, "%s and its descendants", o->command[0]);
+		snprintf(next, nlen, "-- %s ...", o->command[0]);
+	} else if (o->pid >= 0) {
+		snprintf(scope, slen, "process %d", o->pid);
+		snprintf(next, nlen, "-p %d 10", o->pid);
+	} else if (o->tid >= 0) {
+		snprintf(scope, slen, "thread %d", o->tid);
+		snprintf(next, nlen, "-t %d 10", o->tid);
+	} else if (o->cgroup) {
+		snprintf(scope, slen, "cgroup %s", r->cg.dir);
+		snprintf(next, nlen, "--cgroup %s 10", o->cgroup);
+	} else if (o->comm[0]) {
+		snprintf(scope, slen, "threads named %s", o->comm);
+		snprintf(next, nlen, "-c %s 10", o->comm);
+	} else {
+		snprintf(scope, slen, "all threads");
+		snprintf(next, nlen, "10");
+	}
+}
+
+static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
+{
+	const struct trace_opts *o = r->o;
+	char scope[4200], next[4200];
+	const struct group *g;
+	struct triage_in in;
+	struct hist runq, blk;
+	struct cpu_throttle thr;
+	uint64_t blk_ns;
+
+	memset(&in, 0, sizeof(in));
+	triage_scope(r, scope, sizeof(scope), next, sizeof(next));
+	in.scope = scope;
+	in.next_scope = next;
+	in.window_s = (double)dur_ns / 1e9;
+	in.backend = r->ops->name;
+	in.clock = r->clock;
+	merge_groups(&r->an.runq.groups, &runq);
+	merge_groups(&r->an.blk.groups, &blk);
+	in.runq = &runq;
+	in.blocked = &blk;
+	in.running_ns = r->an.counts.oncpu_ns;
+	in.runq_ns = runq.sum_ns;
+	/* blocked intervals end with the wait for a CPU after the wakeup */
+	blk_ns = blk.sum_ns > r->an.counts.runq_wake_ns ? blk.sum_ns - r->an.counts.runq_wake_ns : 0;
+	in.blocked_ns = blk_ns;
+	in.top_blocked_pid = in.top_runq_pid = -1;
+	if ((g = top_group(&r->an.blk.groups))) {
+		in.top_blocked_pid = (int32_t)g->id;
+		memcpy(in.top_blocked_comm, g->comm, COMM_LEN);
+	}
+	if ((g = top_group(&r->an.runq.groups))) {
+		in.top_runq_pid = (int32_t)g->id;
+		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
+	}
+	in.psi_before = r->psi0;
+	psi_read(&in.psi_after, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
+	if (o->cgroup) {
+		cgroup_throttle(&r->cg, &thr);
+		in.have_throttle = thr.have && r->thr0.have;
+		in.nr_throttled = thr.nr_throttled - r->thr0.nr_throttled;
+		in.throttled_ns = thr.throttled_ns - r->thr0.throttled_ns;
+		in.periods = thr.periods - r->thr0.periods;
+	}
+	in.th.runq_tail_us = o->th.runq_tail_us;
+	in.th.runq_share = o->th.runq_share;
+	in.th.blocked_share = o->th.blocked_share;
+	in.th.oncpu_share = o->th.oncpu_share;
+	in.th.throttle_share = o->th.throttle_share;
+	in.lost = lost;
+	in.missed_switch = r->an.counts.missed_switch;
+	errno = 0;
+	triage_print(stdout, o->fmt, &in);
+	return ferror(stdout) ? (errno ? -errno : -EIO) : 0;
+}
+
 /* Print one interval; returns 0 or -errno when stdout failed. */
 static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 {
@@ -278,6 +390,8 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 		lost += lost_iv[i];
 	}
 	r->lost_total += lost;
+	if (o->triage)
+		return print_triage(r, dur_ns, lost);
 	memset(&rep, 0, sizeof(rep));
 	rep.command = o->cmd;
 	rep.backend = r->ops->name;
@@ -337,11 +451,33 @@ static int trace_loop(struct run *r)
 		return EXIT_FAIL;
 	}
 	iv_start = mono_ns();
-	what = (o->modes & AN_RUNQ) ? "run-queue latency" :
+	if (o->triage) {
+		psi_read(&r->psi0, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
+		if (o->cgroup)
+			cgroup_throttle(&r->cg, &r->thr0);
+	}
+	what = o->triage ? "where time goes (triage)" :
+	       (o->modes & AN_RUNQ) ? "run-queue latency" :
 	       o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
 	       o->kstack ? "off-CPU time by kernel stack" :
 	       o->ustack ? "off-CPU time by user stack" : "off-CPU time";
-	if (o->duration_ns)
+	if (r->have_child) {
+		char err[256];
+
+		fprintf(stderr, "offcpu-ftrace: tracing %s of %s and its descendants (backend "
+			"%s, clock %s)... Hit Ctrl-C to end.\n", what, o->command[0],
+			r->ops->name, r->clock);
+		ret = child_release(&r->child, o->command[0], err, sizeof(err));
+		if (ret) {
+			err_msg("%s", err);
+			r->ops->stop(r->b);
+			return 127;	/* as a shell says "command not found" */
+		}
+	} else if (o->interval_mode)
+		fprintf(stderr, "offcpu-ftrace: tracing %s, every %.6g s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n", what, (double)o->duration_ns / 1e9,
+			r->ops->name, r->clock);
+	else if (o->duration_ns)
 		fprintf(stderr, "offcpu-ftrace: tracing %s for %.6g s (backend %s, clock %s)"
 			"... Hit Ctrl-C to end.\n", what,
 			(double)o->duration_ns / 1e9 * (double)o->count, r->ops->name, r->clock);
@@ -352,7 +488,8 @@ static int trace_loop(struct run *r)
 		bool last = !o->duration_ns || n == o->count;
 
 		iv_end = o->duration_ns ? iv_start + o->duration_ns : UINT64_MAX;
-		while (!sig_count && (now = mono_ns()) < iv_end) {
+		while (!sig_count && (now = mono_ns()) < iv_end &&
+		       !(r->have_child && child_exited(&r->child))) {
 			uint64_t left_ms = (iv_end - now) / 1000000;
 
 			if (left_ms < 2) {
@@ -369,7 +506,7 @@ static int trace_loop(struct run *r)
 				return EXIT_FAIL;
 			}
 		}
-		if (last || sig_count) {
+		if (last || sig_count || (r->have_child && r->child.done)) {
 			ret = r->ops->stop(r->b);
 			now = mono_ns();
 			if (ret) {
@@ -470,6 +607,25 @@ static int run_trace(const struct trace_opts *o)
 		req.pids = &o->tid;
 		req.npids = 1;
 	}
+	if (o->command) {
+		/* held before exec: its pid goes into the kernel's filter first */
+		ret = child_spawn(&r->child, o->command, err, sizeof(err));
+		if (ret) {
+			err_msg("%s", err);
+			free(r);
+			return EXIT_FAIL;
+		}
+		r->have_child = true;
+		req.pids = &r->child.pid;
+		req.npids = 1;
+		req.follow_fork = true;
+		req.fork = true;
+	}
+	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
+		err_msg("%s", err);
+		status = EXIT_FAIL;
+		goto out_free;
+	}
 	req.waking = o->compat == COMPAT_PERF;
 	req.kstack = o->kstack;
 	req.ustack = o->ustack;
@@ -494,8 +650,9 @@ static int run_trace(const struct trace_opts *o)
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.modes = o->modes;
-	cfg.key = o->key;
+	cfg.key = o->triage ? KEY_PID : o->key;	/* triage names the top process */
 	cfg.compat = o->compat;
+	cfg.triage = o->triage;
 	cfg.unit_ns = o->msecs ? 1000000 : 1000;
 	cfg.pid = o->pid;
 	cfg.tid = o->tid;
@@ -506,6 +663,14 @@ static int run_trace(const struct trace_opts *o)
 	cfg.max_tasks = o->max_tasks;
 	cfg.max_groups = o->max_groups;
 	cfg.stacks = (o->kstack ? AN_KSTACK : 0) | (o->ustack ? AN_USTACK : 0);
+	if (r->have_child) {
+		cfg.follow = &r->child.pid;
+		cfg.nfollow = 1;
+	}
+	if (o->cgroup) {
+		cfg.in_cgroup = cgroup_sel_has;
+		cfg.cgroup_arg = &r->cg;
+	}
 	cfg.max_stacks = o->max_stacks;
 	cfg.tgid_of = proc_tgid;
 	status = state_filter(o, &cfg);
@@ -533,6 +698,21 @@ out_close:
 	if (r->an_ok)
 		analyzer_fini(&r->an);
 out_free:
+	if (r->have_child) {
+		/* the command's status is ours, once our window is closed */
+		if (r->child.go_fd >= 0) {
+			/* never released: setup failed, the command never ran */
+			child_abort(&r->child);
+		} else {
+			int cs;
+
+			if (!r->child.done && sig_count)
+				kill(r->child.pid, sig_last);
+			cs = child_wait(&r->child);
+			if (status == EXIT_OK)
+				status = cs;
+		}
+	}
 	xval_free(r->xval);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
@@ -564,4 +744,9 @@ int cmd_runq(int argc, char **argv)
 int cmd_offcpu(int argc, char **argv)
 {
 	return cmd_trace("offcpu", argc, argv);
+}
+
+int cmd_triage(int argc, char **argv)
+{
+	return cmd_trace("triage", argc, argv);
 }

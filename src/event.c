@@ -21,6 +21,7 @@ const char *sched_ev_name(unsigned type)
 		[SEV_WAKEUP] = "sched_wakeup",
 		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
 		[SEV_WAKING] = "sched_waking",
+		[SEV_FORK] = "sched_process_fork",
 		[SEV_KSTACK] = "kernel_stack",
 		[SEV_USTACK] = "user_stack",
 	};

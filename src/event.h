@@ -18,6 +18,7 @@ enum sched_ev_type {
 	SEV_WAKEUP,
 	SEV_WAKEUP_NEW,
 	SEV_WAKING,			/* only for --compat=perf */
+	SEV_FORK,			/* sched_process_fork: -- COMMAND */
 	SEV_NSCHED,			/* the sched events end here */
 	SEV_KSTACK = SEV_NSCHED,	/* kernel stack of the event before it */
 	SEV_USTACK,			/* user stack of the event before it */
@@ -33,7 +34,8 @@ struct sched_event {
 	uint8_t type;		/* enum sched_ev_type */
 	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid;
 				 * stacks: the thread (common_pid) */
-	int32_t next_pid;	/* switch: next_pid; user stack: the tgid */
+	int32_t next_pid;	/* switch: next_pid; user stack: the tgid;
+				 * fork: the child (pid is the parent) */
 	int64_t prev_state;	/* switch only: raw tracepoint value */
 	/*
 	 * comm of pid / next_pid: borrowed pointers into the backend's

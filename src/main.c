@@ -17,7 +17,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "runq", cmd_runq, "run-queue latency histogram" },
-	{ "offcpu", cmd_offcpu, "off-CPU time histogram" },
+	{ "offcpu", cmd_offcpu, "off-CPU time histogram (-K: by stack)" },
+	{ "triage", cmd_triage, "running or waiting, and for what: a verdict" },
 	{ "info", cmd_info, "host capabilities and backend choice" },
 	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)" },
 	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },

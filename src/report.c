@@ -283,10 +283,109 @@ static void print_json(FILE *f, struct report *r)
 	fputs("}\n", f);
 }
 
+void om_label_value(FILE *f, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\\' || c == '"')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
+		  uint64_t unit_ns)
+{
+	int top = hist_max_slot(h), k;
+	uint64_t cum = 0;
+	const char *sep = labels[0] ? "," : "";
+
+	/* slot k holds floored values below 2^k units: le = 2^k units */
+	for (k = 0; k <= top; k++) {
+		cum += h->slot[k];
+		fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %" PRIu64 "\n", name, labels, sep,
+			(double)((unsigned __int128)1 << k) * (double)unit_ns / 1e9, cum);
+	}
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, h->count);
+	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", name, labels[0] ? "{" : "", labels,
+		labels[0] ? "}" : "", h->count);
+	fprintf(f, "%s_sum%s%s%s %.9f\n", name, labels[0] ? "{" : "", labels,
+		labels[0] ? "}" : "", (double)h->sum_ns / 1e9);
+}
+
+static void om_labels(char *buf, size_t len, const struct report *r, const struct group *g)
+{
+	const char *kn = key_name(r->key);
+	FILE *m = fmemopen(buf, len, "w");
+
+	if (!m) {
+		buf[0] = '\0';
+		return;
+	}
+	if (kn && g->id == GROUP_OTHER)
+		fprintf(m, "%s=\"other\"", kn);
+	else if (kn)
+		fprintf(m, "%s=\"%" PRId64 "\"", kn, g->id);
+	if (kn && r->key != KEY_CPU) {
+		fputs(",comm=\"", m);
+		om_label_value(m, g->comm, COMM_LEN);
+		fputc('"', m);
+	}
+	fputc('\0', m);
+	fclose(m);
+	buf[len - 1] = '\0';
+}
+
+static void print_openmetrics(FILE *f, struct report *r)
+{
+	const char *base = !strcmp(r->command, "runq") ? "offcpu_ftrace_runq_latency_seconds" :
+			   "offcpu_ftrace_offcpu_time_seconds";
+	const char *help = !strcmp(r->command, "runq") ?
+			   "Run-queue latency: from runnable (wakeup or preemption) to running" :
+			   "Off-CPU time: from switch-out to switch-in";
+	struct groups *gs = r->groups;
+	char labels[256];
+	struct hist empty;
+	uint32_t i;
+
+	groups_sort(gs);
+	fprintf(f, "# TYPE %s histogram\n# UNIT %s seconds\n# HELP %s %s.\n", base, base,
+		base, help);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		hist_reset(&empty);
+		om_histogram(f, base, "", &empty, r->unit_ns);
+	}
+	for (i = 0; i < gs->n; i++) {
+		om_labels(labels, sizeof(labels), r, gs->v[i]);
+		om_histogram(f, base, labels, &gs->v[i]->h, r->unit_ns);
+	}
+	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n# UNIT offcpu_ftrace_window_seconds seconds\n"
+		"# HELP offcpu_ftrace_window_seconds How long tracing was on for these values.\n"
+		"offcpu_ftrace_window_seconds{command=\"%s\",backend=\"%s\"} %.6f\n",
+		r->command, r->backend, r->duration_s);
+	fprintf(f, "# TYPE offcpu_ftrace_lost_events gauge\n"
+		"# HELP offcpu_ftrace_lost_events Events the kernel could not store in the window "
+		"(results partial when > 0).\n"
+		"offcpu_ftrace_lost_events{command=\"%s\"} %" PRIu64 "\n", r->command, r->lost);
+	fprintf(f, "# TYPE offcpu_ftrace_missed_switches gauge\n"
+		"# HELP offcpu_ftrace_missed_switches Context switches the trace lacked.\n"
+		"offcpu_ftrace_missed_switches{command=\"%s\"} %" PRIu64 "\n", r->command,
+		r->counts->missed_switch);
+	fputs("# EOF\n", f);
+}
+
 void report_print(FILE *f, enum out_format fmt, struct report *r)
 {
 	if (fmt == FMT_JSON)
 		print_json(f, r);
+	else if (fmt == FMT_OPENMETRICS)
+		print_openmetrics(f, r);
 	else
 		print_text(f, fmt, r);
 	fflush(f);

@@ -18,6 +18,7 @@ enum out_format {
 	FMT_BCC,
 	FMT_BPFTRACE,
 	FMT_JSON,
+	FMT_OPENMETRICS,	/* Prometheus/OpenMetrics text exposition */
 };
 
 struct report {
@@ -52,6 +53,14 @@ void out_hist_summary(FILE *f, const struct hist *h, const char *unit,
 		      uint64_t unit_ns);
 
 void report_print(FILE *f, enum out_format fmt, struct report *r);
+/*
+ * One histogram as OpenMetrics: cumulative _bucket{le} in seconds, _sum,
+ * _count, with @labels ("" or 'pid="1",comm="x"'). No TYPE lines.
+ */
+void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
+		  uint64_t unit_ns);
+/* A label value, escaped as the exposition format wants. */
+void om_label_value(FILE *f, const char *s, size_t max);
 
 /* JSON string literal of at most @max bytes of @s (stops at NUL). */
 void json_str(FILE *f, const char *s, size_t max);

@@ -11,6 +11,7 @@
 
 #define TASK_RUNQ	0x1	/* runq_ts is a pending run-queue start */
 #define TASK_OFF	0x2	/* off_ts is a pending off-CPU start */
+#define TASK_PREEMPTED	0x4	/* the run-queue start was a preemption */
 
 struct task {
 	int32_t tid;		/* 0 = empty slot (pid 0 is never stored) */

@@ -19,10 +19,16 @@
  * idle CPU's idle task are often not delivered to ftrace or perf, and a
  * test of the tool must not depend on that kernel bug.
  *
+ *   workload spin MS
+ *     the main thread alone spins MS ms, then exits (an on-CPU workload).
+ *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
- * do after their measurement lands in the tracer's window.
+ * do after their measurement lands in the tracer's window; with
+ * WORKLOAD_EXIT set the process exits instead (for -- COMMAND tests).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -202,6 +208,8 @@ static void wait_exit_signal(void)
 	sigset_t set;
 	int sig;
 
+	if (getenv("WORKLOAD_EXIT"))
+		exit(0);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -235,7 +243,13 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	if (argc == 5 && !strcmp(argv[1], "runq")) {
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		uint64_t end = now_ns() + (uint64_t)arg_long(argv[2]) * 1000000ULL;
+
+		while (now_ns() < end)
+			;
+		return 0;
+	} else if (argc == 5 && !strcmp(argv[1], "runq")) {
 		cpu = (int)arg_long(argv[2]);
 		n = arg_long(argv[3]);
 		spin_ms = arg_long(argv[4]);

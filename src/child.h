@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* -- COMMAND: a child held before exec until tracing is on. */
+#ifndef OFFCPU_CHILD_H
+#define OFFCPU_CHILD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct child {
+	pid_t pid;
+	int go_fd;	/* write end: releases the child */
+	int err_fd;	/* read end: exec's errno, or EOF when exec worked */
+	bool done;
+	int status;	/* waitpid status once done */
+};
+
+/* Fork @argv's process, stopped before exec. 0 or -errno (message in @err). */
+int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen);
+/* Let it exec. 0, or -errno when exec failed (message in @err). */
+int child_release(struct child *c, const char *name, char *err, size_t errlen);
+/* Has it exited? Reaps it and sets c->status. */
+bool child_exited(struct child *c);
+/* Wait for it (after our window), forwarding nothing; returns its exit status
+ * as a shell would: the code, or 128 + the signal. */
+int child_wait(struct child *c);
+/* Kill and reap a child that must not run (setup failed). */
+void child_abort(struct child *c);
+
+#endif
