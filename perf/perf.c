@@ -31,7 +31,7 @@
 #include "tsheap.h"
 
 #define ORDER_SLACK_NS (1000 * 1000ULL)
-#define NTYPES 4		/* sched_switch, sched_wakeup, _new, sched_waking */
+#define NTYPES 5		/* sched_switch, sched_wakeup, _new, _waking, process_fork */
 
 struct pcpu {
 	int cpu;
@@ -121,7 +121,8 @@ static int setup_layout(struct backend *b, const struct trace_req *req,
 	if ((ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
-	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))))
+	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))) ||
+	    (req->fork && (ret = load_format(b, "sched/sched_process_fork/format", true, err, errlen))))
 		return ret;
 	ret = fmt_resolve(&b->layout, &missing);
 	if (ret)
@@ -297,7 +298,8 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->heap.key = b->next_ts;
 	for (i = 0; i < b->ncpu; i++) {
 		b->cpus[i].cpu = (int)i;
-		b->cpus[i].fd[0] = b->cpus[i].fd[1] = b->cpus[i].fd[2] = b->cpus[i].fd[3] = -1;
+		for (unsigned t = 0; t < NTYPES; t++)
+			b->cpus[i].fd[t] = -1;
 	}
 	for (i = 0; i < b->ncpu; i++) {
 		ret = open_cpu(b, &b->cpus[i], ring, req, err, errlen);

@@ -576,6 +576,40 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 	}
 }
 
+void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
+			    uint64_t v, uint64_t n, uint64_t sum_ns)
+{
+	struct an_mode_state *m = mode == AN_RUNQ ? &an->runq : &an->off;
+	int32_t tgid = -2;
+	struct group *g;
+	int64_t id = 0;
+
+	if (tid > 0 && !task_wanted(an, tid, NULL, &tgid))
+		return;
+	switch (an->cfg.key) {
+	case KEY_TID:
+		id = tid;
+		break;
+	case KEY_CPU:
+		id = cpu;
+		break;
+	case KEY_PID:
+		if (tgid == -2)
+			tgid = tid > 0 ? tgid_lookup(an, tid) : -1;
+		if (tgid < 0) {
+			an->counts.tgid_unknown += n;
+			tgid = tid;
+		}
+		id = tgid;
+		break;
+	default:
+		break;
+	}
+	g = groups_get(&m->groups, id);
+	if (g)
+		hist_add_n(&g->h, v, n, sum_ns);
+}
+
 void analyzer_finish(struct analyzer *an)
 {
 	uint32_t i;

@@ -92,6 +92,7 @@ struct an_counts {
 	/* triage */
 	uint64_t oncpu_ns;		/* selected threads' time on a CPU */
 	uint64_t runq_wake_ns;		/* run-queue waits that began with a wakeup */
+	uint64_t dropped;		/* hist backend: the kernel's map was full */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
 	uint64_t inferred;		/* off-CPU intervals closed at such a
@@ -131,6 +132,14 @@ struct analyzer {
 int analyzer_init(struct analyzer *an, const struct an_cfg *cfg);
 void analyzer_fini(struct analyzer *an);
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
+/*
+ * Aggregating backends: @n intervals of @mode (AN_RUNQ or AN_OFFCPU) of
+ * thread @tid (0 when the kernel did not key by thread) ending on @cpu
+ * (-1 unknown), whose values floor to @v units and sum to @sum_ns. The
+ * -p/-t filters and the grouping apply as for events.
+ */
+void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
+			    uint64_t v, uint64_t n, uint64_t sum_ns);
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);
 /* Start a new reporting interval: histograms and counters cleared, pending

@@ -15,6 +15,7 @@
 #include "event.h"
 
 struct backend;
+struct analyzer;
 
 typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
 
@@ -31,6 +32,12 @@ struct trace_req {
 	bool ustack;			/* user stacks of switch-outs */
 	const char *stack_states;	/* --state letters (NULL all): only
 					 * those switch-outs carry stacks */
+	/* hist backend: what to aggregate in the kernel */
+	unsigned modes;			/* enum an_mode */
+	int key;			/* enum an_key of the in-kernel key */
+	uint64_t unit_ns;
+	uint64_t off_min_ns, off_max_ns;
+	int compat;			/* enum an_compat */
 };
 
 #define BACKEND_ERRLEN 256
@@ -65,6 +72,12 @@ struct backend_ops {
 	/* Bit (1 << SEV_x) set for each event type the kernel provides. */
 	unsigned (*events)(struct backend *b);
 	/*
+	 * Aggregating backends (hist): the kernel summed the interval that
+	 * just ended; fill @an's histograms and counters from it and start
+	 * the next one. Streaming backends leave this NULL and feed events.
+	 */
+	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
+	/*
 	 * Undo everything open() did and free @b; accepts NULL. Returns 0,
 	 * or a negative errno with what could not be restored in @err.
 	 */
@@ -73,5 +86,6 @@ struct backend_ops {
 
 extern const struct backend_ops ring_backend_ops;
 extern const struct backend_ops perf_backend_ops;
+extern const struct backend_ops hist_backend_ops;
 
 #endif

@@ -8,12 +8,12 @@
 #include "probe.h"
 
 const struct backend_ops *backend_choose(const char *want, const char *tracefs,
-					 char *why, size_t len)
+					 const char *no_hist, char *why, size_t len)
 {
 	struct tfs_caps *c = calloc(1, sizeof(*c));
 	struct perf_caps pc;
 	const struct backend_ops *ops = NULL;
-	bool ring_ok, perf_ok;
+	bool ring_ok, perf_ok, hist_ok;
 	char ring_why[4400];
 
 	if (!c) {
@@ -33,10 +33,21 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 			 c->dir);
 	else
 		snprintf(ring_why, sizeof(ring_why), "tracefs at %s is writable", c->dir);
+	/* hist: in-kernel aggregation, when the kernel and the command allow */
+	hist_ok = ring_ok && c->hist && c->synth && !no_hist;
 	/* perf needs the format files (readable) and the permission */
 	perf_ok = pc.allowed && c->found && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP];
 
-	if (!strcmp(want, "ring")) {
+	if (!strcmp(want, "hist")) {
+		if (hist_ok) {
+			ops = &hist_backend_ops;
+			snprintf(why, len, "asked for; hist triggers and synthetic events");
+		} else {
+			snprintf(why, len, "the hist backend cannot run: %s", !ring_ok ? ring_why :
+				 !(c->hist && c->synth) ? "this kernel has no hist triggers or "
+				 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" : no_hist);
+		}
+	} else if (!strcmp(want, "ring")) {
 		if (ring_ok) {
 			ops = &ring_backend_ops;
 			snprintf(why, len, "asked for; %s", ring_why);
@@ -52,10 +63,13 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 				 !pc.allowed ? pc.why : !c->found ? c->why :
 				 "no readable sched event formats in tracefs");
 		}
+	} else if (hist_ok) {
+		ops = &hist_backend_ops;
+		snprintf(why, len, "hist triggers and synthetic events: the kernel aggregates");
 	} else if (ring_ok) {
 		ops = &ring_backend_ops;
-		snprintf(why, len, "%s%s", ring_why,
-			 c->hist ? " (the hist backend is not built yet)" : "; no hist triggers");
+		snprintf(why, len, "%s; %s", ring_why,
+			 !(c->hist && c->synth) ? "no hist triggers in this kernel" : no_hist);
 	} else if (perf_ok) {
 		ops = &perf_backend_ops;
 		snprintf(why, len, "%s; perf events allowed (%s)", ring_why, pc.why);

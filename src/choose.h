@@ -7,12 +7,21 @@
 
 #include "backend.h"
 
+/* Why the kernel's hist triggers cannot run a command (info and runs agree) */
+#define NO_HIST_TRIAGE "triage needs every event"
+#define NO_HIST_STACKS "stacks are summed in user space (the ring backend does -K/-U)"
+#define NO_HIST_COMM "-c is matched in user space"
+#define NO_HIST_CGROUP "--cgroup is checked per thread in user space"
+#define NO_HIST_COMMAND "-- COMMAND follows forks in user space"
+#define NO_HIST_WAKING "--compat=perf needs the first sched_waking"
+
 /*
- * @want: "auto" or a backend name. Returns the backend, with the reason in
+ * @want: "auto" or a backend name; @no_hist: why this command cannot run
+ * in the kernel's hist triggers, or NULL. Returns the backend, with the reason in
  * @why; or NULL with, in @why, one line naming each backend and why it
  * cannot work here.
  */
 const struct backend_ops *backend_choose(const char *want, const char *tracefs,
-					 char *why, size_t len);
+					 const char *no_hist, char *why, size_t len);
 
 #endif

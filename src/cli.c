@@ -64,7 +64,7 @@ static const char common_help[] =
 "  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
 "  -T, --timestamp        print the time before each interval's output\n"
 "      --format FMT       bcc (default), bpftrace, json or openmetrics\n"
-"      --backend NAME     auto (default), ring or perf\n"
+"      --backend NAME     auto (default), hist, ring or perf\n"
 "      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
 "      --buffer-size KB   ring buffer per CPU (default 32 MiB / online CPUs,\n"
 "                         1024..8192 KiB)\n"
@@ -358,8 +358,9 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			break;
 		case OPT_BACKEND:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "ring") &&
-			    strcmp(optarg, "perf")) {
-				usage_err(cmd, "--backend: '%s' is not one of auto, ring, perf", optarg);
+			    strcmp(optarg, "perf") && strcmp(optarg, "hist")) {
+				usage_err(cmd, "--backend: '%s' is not one of auto, hist, ring, perf",
+					  optarg);
 				return EXIT_USAGE;
 			}
 			o->backend = optarg;

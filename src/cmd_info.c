@@ -34,6 +34,18 @@ static void probe_host(struct host *h)
 	h->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
+/* What each command gets, as cmd_trace.c decides it. */
+static const struct {
+	const char *name;
+	const char *no_hist;	/* why the hist backend cannot do it, or NULL */
+} scenarios[] = {
+	{ "runq", NULL },
+	{ "offcpu", NULL },
+	{ "offcpu -K", NO_HIST_STACKS },
+	{ "triage", NO_HIST_TRIAGE },
+};
+#define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
+
 static const char *yesno(bool b)
 {
 	return b ? "yes" : "no";
@@ -42,8 +54,8 @@ static const char *yesno(bool b)
 static void print_text(const struct tfs_caps *c, const struct host *h)
 {
 	char why[1024];
-	const struct backend_ops *ops = backend_choose("auto", h->tracefs, why, sizeof(why));
-	const char *be = ops ? ops->name : NULL;
+	unsigned i;
+
 
 	printf("kernel:               %s\n", h->kernel);
 	if (c->found)
@@ -82,15 +94,19 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
-	printf("backend runq:         %s (%s)\n", be ? be : "none", why);
-	printf("backend offcpu:       %s (%s)\n", be ? be : "none", why);
+	for (i = 0; i < NSCEN; i++) {
+		const struct backend_ops *ops = backend_choose("auto", h->tracefs,
+							       scenarios[i].no_hist, why, sizeof(why));
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%s:", scenarios[i].name);
+		printf("backend %-13s %s (%s)\n", buf, ops ? ops->name : "none", why);
+	}
 }
 
 static void print_json(const struct tfs_caps *c, const struct host *h)
 {
 	char why[1024];
-	const struct backend_ops *ops = backend_choose("auto", h->tracefs, why, sizeof(why));
-	const char *be = ops ? ops->name : NULL;
 	unsigned i;
 
 	printf("{\"kernel\":");
@@ -132,10 +148,13 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
 	       h->btf ? "true" : "false");
 	printf(",\"backends\":{");
-	for (i = 0; i < 2; i++) {
-		printf("%s\"%s\":{\"backend\":", i ? "," : "", i ? "offcpu" : "runq");
-		if (be)
-			printf("\"%s\"", be);
+	for (i = 0; i < NSCEN; i++) {
+		const struct backend_ops *ops = backend_choose("auto", h->tracefs,
+							       scenarios[i].no_hist, why, sizeof(why));
+
+		printf("%s\"%s\":{\"backend\":", i ? "," : "", scenarios[i].name);
+		if (ops)
+			printf("\"%s\"", ops->name);
 		else
 			printf("null");
 		printf(",\"why\":");

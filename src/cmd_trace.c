@@ -437,6 +437,27 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 	return 0;
 }
 
+/* After the window: the kernel's sums, or the rest of the event stream. */
+static int collect_or_drain(struct run *r)
+{
+	char err[512];
+	int ret;
+
+	if (r->ops->collect) {
+		ret = r->ops->collect(r->b, &r->an, err, sizeof(err));
+		if (ret)
+			err_msg("%s", err);
+		return ret;
+	}
+	ret = r->ops->read(r->b, UINT64_MAX, true, on_event, r);
+	if (ret) {
+		err_msg("reading the trace buffers failed: %s", strerror(-ret));
+		return ret;
+	}
+	analyzer_finish(&r->an);
+	return 0;
+}
+
 static int trace_loop(struct run *r)
 {
 	const struct trace_opts *o = r->o;
@@ -515,24 +536,35 @@ static int trace_loop(struct run *r)
 			}
 			if (sig_count >= 2)
 				return 128 + sig_last;	/* asked twice: restore, no output */
-			ret = r->ops->read(r->b, UINT64_MAX, true, on_event, r);
-			if (ret) {
-				err_msg("reading the trace buffers failed: %s", strerror(-ret));
+			ret = collect_or_drain(r);
+			if (ret)
 				return EXIT_FAIL;
-			}
-			analyzer_finish(&r->an);
 			if (sig_count >= 2)
 				return 128 + sig_last;
 			ret = print_interval(r, n, now - iv_start, true);
 			break;
 		}
 		/* interval boundary: everything up to iv_end, then the report */
-		sleep_until_ns(iv_end + BOUNDARY_SLACK_NS);
-		ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
-				   on_event, r);
-		if (ret) {
-			err_msg("reading the trace buffers failed: %s", strerror(-ret));
-			return EXIT_FAIL;
+		if (r->ops->collect) {
+			/* the kernel's sums: pause, read and clear, continue */
+			char err[512];
+
+			r->ops->stop(r->b);
+			ret = r->ops->collect(r->b, &r->an, err, sizeof(err));
+			if (!ret)
+				ret = r->ops->start(r->b);
+			if (ret) {
+				err_msg("%s", err);
+				return EXIT_FAIL;
+			}
+		} else {
+			sleep_until_ns(iv_end + BOUNDARY_SLACK_NS);
+			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
+					   on_event, r);
+			if (ret) {
+				err_msg("reading the trace buffers failed: %s", strerror(-ret));
+				return EXIT_FAIL;
+			}
 		}
 		ret = print_interval(r, n, iv_end - iv_start, false);
 		if (ret)
@@ -550,6 +582,24 @@ static int trace_loop(struct run *r)
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
+}
+
+/* Why the kernel's hist triggers cannot do what @o asks, or NULL. */
+static const char *hist_unsupported(const struct trace_opts *o)
+{
+	if (o->triage)
+		return NO_HIST_TRIAGE;
+	if (o->kstack || o->ustack)
+		return NO_HIST_STACKS;
+	if (o->comm[0])
+		return NO_HIST_COMM;
+	if (o->cgroup)
+		return NO_HIST_CGROUP;
+	if (o->command)
+		return NO_HIST_COMMAND;
+	if (o->compat == COMPAT_PERF)
+		return NO_HIST_WAKING;
+	return NULL;
 }
 
 /* --xval: bpftrace attached before our window starts; failures only warn */
@@ -584,14 +634,18 @@ static int run_trace(const struct trace_opts *o)
 	r->o = o;
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
-	r->ops = backend_choose(o->backend, o->tracefs, why, sizeof(why));
+	r->ops = backend_choose(o->backend, o->tracefs, hist_unsupported(o), why, sizeof(why));
 	if (!r->ops) {
 		err_msg("%s", why);
 		free(r);
 		return EXIT_FAIL;
 	}
-	if (!strcmp(o->backend, "auto") && r->ops != &ring_backend_ops)
-		err_msg("note: using the %s backend: %s", r->ops->name, why);
+	if (!strcmp(o->backend, "auto") && r->ops == &perf_backend_ops)
+		err_msg("note: using the perf backend: %s", why);
+	else if (!strcmp(o->backend, "auto") && hist_unsupported(o) &&
+		 strstr(why, hist_unsupported(o)))
+		err_msg("note: using the ring backend, not the kernel's hist triggers: %s",
+			hist_unsupported(o));
 	memset(&req, 0, sizeof(req));
 	req.tracefs = o->tracefs;
 	req.buffer_kb = o->buffer_kb;
@@ -627,6 +681,12 @@ static int run_trace(const struct trace_opts *o)
 		goto out_free;
 	}
 	req.waking = o->compat == COMPAT_PERF;
+	req.modes = o->modes;
+	req.key = o->key;
+	req.unit_ns = o->msecs ? 1000000 : 1000;
+	req.off_min_ns = o->min_us * 1000;
+	req.off_max_ns = o->max_us == UINT64_MAX ? UINT64_MAX : o->max_us * 1000;
+	req.compat = o->compat;
 	req.kstack = o->kstack;
 	req.ustack = o->ustack;
 	req.stack_states = o->state;

@@ -74,6 +74,25 @@ void hist_add(struct hist *h, uint64_t ns, uint64_t unit_ns)
 		h->fine[fi]++;
 }
 
+void hist_add_n(struct hist *h, uint64_t v, uint64_t n, uint64_t sum_ns)
+{
+	unsigned fi = fine_index(v);
+	uint64_t f;
+
+	if (!n)
+		return;
+	h->slot[hist_slot_of(v)] += n;
+	if (h->count == 0 || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count += n;
+	h->sum += v * n;
+	h->sum_ns += sum_ns;
+	f = (uint64_t)h->fine[fi] + n;
+	h->fine[fi] = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
 	unsigned i;

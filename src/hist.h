@@ -28,6 +28,11 @@ struct hist {
 void hist_reset(struct hist *h);
 /* Add one interval: @ns exact, @unit_ns the output unit (1000 = usecs). */
 void hist_add(struct hist *h, uint64_t ns, uint64_t unit_ns);
+/*
+ * Add @n intervals whose values floor to @v units and sum to @sum_ns
+ * (an in-kernel histogram's bucket).
+ */
+void hist_add_n(struct hist *h, uint64_t v, uint64_t n, uint64_t sum_ns);
 /* Add the contents of @src into @dst. */
 void hist_merge(struct hist *dst, const struct hist *src);
 

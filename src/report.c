@@ -116,6 +116,9 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (r->groups->overflow)
 		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
 			r->groups->overflow);
+	if (c->dropped)
+		fprintf(f, "# %" PRIu64 " intervals dropped: the kernel's hist map was full "
+			"(results partial)\n", c->dropped);
 	if (c->missed_switch && !strcmp(r->command, "runq"))
 		fprintf(f, "# %" PRIu64 " context switches missing from the trace: "
 			"run-queue waits across them not counted\n", c->missed_switch);
@@ -252,15 +255,15 @@ static void print_json(FILE *f, struct report *r)
 	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
 	for (i = 0; i < r->ncpu; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
-	fprintf(f, "]},\"partial\":%s", r->lost ? "true" : "false");
+	fprintf(f, "]},\"partial\":%s", r->lost || c->dropped ? "true" : "false");
 	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
 		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
 		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
-		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64,
+		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64,
 		inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
-		c->missed_switch, c->inferred, c->late);
+		c->missed_switch, c->inferred, c->late, c->dropped);
 	if (r->stacks)
 		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,

@@ -44,7 +44,7 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	uint16_t id;
 	unsigned t;
 
-	if (size < 2)
+	if (size < (uint32_t)l->common_type.off + 2)
 		return 0;
 	memcpy(&id, p + l->common_type.off, 2);
 	for (t = SEV_SWITCH; t < SEV_NTYPES; t++)
@@ -57,10 +57,15 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	ev->type = (uint8_t)t;
 	ev->common_pid = (int32_t)get_int(p, &l->common_pid);
 	ev->pid = (int32_t)get_int(p, &l->pid[t]);
-	ev->comm = (const char *)p + l->comm[t].off;
+	ev->comm = (const char *)p + l->comm[t].off;	/* fork: reset below */
 	ev->stack = NULL;
 	ev->stack_depth = 0;
-	if (t >= SEV_KSTACK) {
+	if (t == SEV_FORK) {
+		ev->next_pid = (int32_t)get_int(p, &l->child_pid);
+		ev->comm = NULL;
+		ev->next_comm = NULL;
+		ev->prev_state = 0;
+	} else if (t >= SEV_KSTACK) {
 		ev->next_pid = t == SEV_USTACK ? ev->pid : 0;	/* tgid */
 		ev->pid = ev->common_pid;
 		ev->comm = NULL;

@@ -15,6 +15,7 @@ static const char *const ev_names[SEV_NTYPES] = {
 	[SEV_WAKEUP] = "sched_wakeup",
 	[SEV_WAKEUP_NEW] = "sched_wakeup_new",
 	[SEV_WAKING] = "sched_waking",
+	[SEV_FORK] = "sched_process_fork",
 	[SEV_KSTACK] = "kernel_stack",
 	[SEV_USTACK] = "user_stack",
 };
@@ -167,8 +168,9 @@ static int loc(struct tep_event *ev, const char *name, struct field_loc *out,
 {
 	struct tep_format_field *f = tep_find_any_field(ev, name);
 
-	if (!f || f->offset > UINT16_MAX ||
-	    (f->size > 8 && !(f->flags & TEP_FIELD_IS_ARRAY)))
+	/* libtraceevent keeps them as int: a "negative" one is hostile text */
+	if (!f || f->offset < 0 || f->offset > UINT16_MAX || f->size < 0 ||
+	    f->size > UINT16_MAX || (f->size > 8 && !(f->flags & TEP_FIELD_IS_ARRAY)))
 		return -EINVAL;
 	out->off = (uint16_t)f->offset;
 	out->size = (uint16_t)f->size;
@@ -184,8 +186,9 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 
 	*missing = NULL;
 	for (i = SEV_SWITCH; i < SEV_NTYPES; i++) {
+		struct field_loc ct = l->common_type, cp = l->common_pid;
 		struct tep_event *ev;
-		uint32_t *ms = &l->min_size[i];
+		uint32_t *ms = &l->min_size[i], scratch = 0;
 		int bad = 0;
 
 		if (l->id[i] < 0)
@@ -198,13 +201,27 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 		l->id[i] = ev->id;
 		bad |= loc(ev, "common_type", &l->common_type, ms);
 		bad |= loc(ev, "common_pid", &l->common_pid, ms);
+		/* decode_record() reads them before it knows the event: one place */
+		if (ct.size && (ct.off != l->common_type.off || ct.size != l->common_type.size ||
+				cp.off != l->common_pid.off || cp.size != l->common_pid.size))
+			bad = 1;
 		if (i >= SEV_KSTACK) {
 			/* kernel_stack: int size (entries); user_stack: u32 tgid */
 			bad |= loc(ev, i == SEV_KSTACK ? "size" : "tgid", &l->pid[i], ms);
-			bad |= loc(ev, "caller", &l->caller[i - SEV_KSTACK], ms);
+			bad |= loc(ev, "caller", &l->caller[i - SEV_KSTACK], &scratch);
 			/* caller[] is declared [8] but is as long as the record */
-			l->min_size[i] = l->caller[i - SEV_KSTACK].off;
+			if (l->caller[i - SEV_KSTACK].off > *ms)
+				*ms = l->caller[i - SEV_KSTACK].off;
 			if (bad || l->pid[i].size != 4) {
+				*missing = ev_names[i];
+				return -EINVAL;
+			}
+			continue;
+		} else if (i == SEV_FORK) {
+			/* comms are __data_loc strings on newer kernels: not used */
+			bad |= loc(ev, "parent_pid", &l->pid[i], ms);
+			bad |= loc(ev, "child_pid", &l->child_pid, ms);
+			if (bad || l->pid[i].size != 4 || l->child_pid.size != 4) {
 				*missing = ev_names[i];
 				return -EINVAL;
 			}
@@ -240,6 +257,7 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 struct cexpr {
 	const char *p, *end;
 	int err;
+	unsigned depth;		/* of '(': bounds the recursion */
 };
 
 static void skip_ws(struct cexpr *e)
@@ -269,8 +287,13 @@ static uint64_t c_primary(struct cexpr *e)
 		return 0;
 	}
 	if (*e->p == '(') {
+		if (++e->depth > 64) {	/* print fmts nest 4 deep */
+			e->err = 1;
+			return 0;
+		}
 		e->p++;
 		v = c_or(e);
+		e->depth--;
 		skip_ws(e);
 		if (e->p >= e->end || *e->p != ')')
 			e->err = 1;
@@ -365,7 +388,7 @@ static uint64_t c_or(struct cexpr *e)
 
 int fmt_eval_const(const char *s, size_t len, uint64_t *out)
 {
-	struct cexpr e = { s, s + len, 0 };
+	struct cexpr e = { s, s + len, 0, 0 };
 	uint64_t v = c_or(&e);
 
 	skip_ws(&e);

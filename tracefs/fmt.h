@@ -26,7 +26,7 @@ struct sched_layout {
 	struct field_loc common_type, common_pid;
 	/* per type: pid/comm (switch: prev_*), next_* for switch */
 	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
-	struct field_loc prev_state, next_pid, next_comm;
+	struct field_loc prev_state, next_pid, next_comm, child_pid;
 	struct field_loc caller[2];		/* kernel_stack, user_stack */
 	struct sched_states states;
 	bool preempt_from_fmt;	/* mask read from print fmt, not derived */

@@ -58,6 +58,7 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 		[SEV_WAKEUP] = "sched_wakeup",
 		[SEV_WAKEUP_NEW] = "sched_wakeup_new",
 		[SEV_WAKING] = "sched_waking",
+		[SEV_FORK] = "sched_process_fork",
 	};
 	char path[PATH_MAX + 64];
 	char *text;

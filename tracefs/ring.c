@@ -137,6 +137,7 @@ static int setup_layout(struct backend *b, const struct trace_req *req,
 	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
 	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
 	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))) ||
+	    (req->fork && (ret = load_format(b, "sched/sched_process_fork/format", true, err, errlen))) ||
 	    (req->kstack && (ret = load_format(b, "ftrace/kernel_stack/format", true, err, errlen))) ||
 	    (req->ustack && (ret = load_format(b, "ftrace/user_stack/format", true, err, errlen))))
 		return ret;
@@ -345,6 +346,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 		"events/sched/sched_wakeup/enable",
 		"events/sched/sched_wakeup_new/enable",
 		"events/sched/sched_waking/enable",
+		"events/sched/sched_process_fork/enable",
 	};
 	struct backend *b = calloc(1, sizeof(*b));
 	char val[32];
@@ -403,7 +405,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 		if (ret)
 			return errf(err, errlen, ret, "cannot set set_event_pid");
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (b->layout.id[SEV_SWITCH + i] < 0)
 			continue;	/* sched_wakeup_new missing on this kernel */
 		ret = tfs_inst_write(b->inst, events[i], "1");

@@ -190,6 +190,19 @@ static int remove_instance(struct tracefs_instance *inst)
 	return -EBUSY;
 }
 
+void tfs_undo_drop_last(struct tfs_undo_list *u)
+{
+	struct tfs_undo *e;
+
+	if (!u->n)
+		return;
+	e = &u->v[--u->n];
+	if (e->kind == UNDO_WRITE) {
+		free(e->path);
+		free(e->text);
+	}
+}
+
 unsigned tfs_undo_run(struct tfs_undo_list *u)
 {
 	unsigned failed = 0;

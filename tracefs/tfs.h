@@ -45,6 +45,8 @@ struct tfs_undo_list {
 int tfs_undo_instance(struct tfs_undo_list *u, struct tracefs_instance *inst);
 int tfs_undo_write(struct tfs_undo_list *u, const char *path, const char *text,
 		   bool append);
+/* Forget the last step: the change it would undo was never made. */
+void tfs_undo_drop_last(struct tfs_undo_list *u);
 /* Replay in reverse and empty the list; returns the number of failures. */
 unsigned tfs_undo_run(struct tfs_undo_list *u);
 

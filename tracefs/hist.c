@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The hist backend: the kernel aggregates. Synthetic events and hist
+ * triggers in a private instance compute every interval in the kernel,
+ * and a histogram keyed by the exact value (in buckets of the output
+ * unit, so the floor-log2 buckets come out exact in user space) is read
+ * back at the end of each interval. Only a summary crosses into user space.
+ *
+ * run-queue latency, with runqlat's rules:
+ *   sched_wakeup, sched_wakeup_new, sched_switch (preempted prev)
+ *       -> onchange($t).trace(<p>start, pid, $t)    one start per thread:
+ *   synthetic/<p>start: hist:keys=pid:ts0=ts        the last one wins
+ *   sched_switch: hist:keys=next_pid:lat=common_timestamp-$ts0
+ *       :onmatch(synthetic.<p>start).trace(<p>lat, next_pid, lat)
+ *   synthetic/<p>lat: hist:keys=[pid|cpu,]lat.buckets=UNIT:vals=hitcount,lat
+ * off-CPU time:
+ *   sched_switch: hist:keys=prev_pid:ots=common_timestamp if <--state>
+ *   sched_switch: hist:keys=next_pid:od=common_timestamp-$ots
+ *       :onmatch(sched.sched_switch).trace(<p>lat, next_pid, od)
+ *
+ * Triggers that define variables cannot be paused and continued (the
+ * kernel parses the command again and refuses the variable as defined
+ * twice), so the window opens by creating them, and closes by pausing the
+ * result histogram, which has none. Every trigger and synthetic event is
+ * recorded in the undo list before it is written, so teardown removes
+ * them in reverse (dependency) order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "analyzer.h"
+#include "backend.h"
+#include "fmt.h"
+#include "histfile.h"
+#include "probe.h"
+#include "tfs.h"
+
+#define MAX_TRIGGERS 8
+#define HIST_SIZE "32768"	/* entries of the result map; overflow is "Dropped" */
+
+struct trig {
+	char event[64];		/* "sched/sched_switch" */
+	char *base;		/* "hist:..." without :pause and without the filter */
+	char *filter;		/* " if ...", or "" */
+	bool entry;		/* written when the window first opens */
+	bool result;		/* the histogram read back; paused between windows */
+	bool written;
+};
+
+struct backend {
+	struct tfs_undo_list undo;
+	struct tracefs_instance *inst;
+	char root[PATH_MAX];
+	char prefix[32];	/* "ofr_<pid>_" */
+	struct sched_layout layout;
+	bool layout_ok;
+	struct trig trig[MAX_TRIGGERS];
+	unsigned ntrig;
+	unsigned modes;
+	int key;
+	uint64_t unit_ns;
+	bool paused;		/* the result histogram */
+};
+
+__attribute__((format(printf, 4, 5)))
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
+	return ret;
+}
+
+static int write_file(const char *path, const char *text, bool append)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	size_t n = strlen(text);
+	ssize_t w;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, text, n);
+	e = errno;
+	close(fd);
+	if (w < 0)
+		return -e;
+	return (size_t)w == n ? 0 : -EIO;
+}
+
+/* The kernel's reason for a rejected command, when it keeps one. */
+static void error_log(const char *root, char *buf, size_t len)
+{
+	char path[PATH_MAX + 16], *s, *last = NULL, *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/error_log", root);
+	buf[0] = '\0';
+	s = fmt_read_file(path, NULL);
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "error:"))
+			last = strstr(line, "error:");
+	if (last)
+		snprintf(buf, len, " (%s)", last);
+	free(s);
+}
+
+static int load_format(struct backend *b, const char *rel, bool required, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64];
+	size_t len;
+	char *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events/%s", b->root, rel);
+	text = fmt_read_file(path, &len);
+	if (!text) {
+		if (!required && errno == ENOENT)
+			return 0;
+		return errf(err, errlen, -errno, "cannot read %s", path);
+	}
+	ret = !strcmp(rel, "header_page") ? fmt_header_page(&b->layout, text, len) :
+	      fmt_add_event(&b->layout, text, len);
+	free(text);
+	if (ret)
+		snprintf(err, errlen, "cannot parse %s", path);
+	return ret;
+}
+
+/* A synthetic event, global: its removal recorded first. */
+static int synth_add(struct backend *b, const char *name, const char *fields,
+		     char *err, size_t errlen)
+{
+	char path[PATH_MAX + 32], def[256], undo[96], why[256];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/synthetic_events", b->root);
+	snprintf(def, sizeof(def), "%s%s %s", b->prefix, name, fields);
+	snprintf(undo, sizeof(undo), "!%s%s", b->prefix, name);
+	ret = tfs_undo_write(&b->undo, path, undo, true);
+	if (ret)
+		return errf(err, errlen, ret, "undo list");
+	ret = write_file(path, def, true);
+	if (ret) {
+		tfs_undo_drop_last(&b->undo);
+		error_log(b->root, why, sizeof(why));
+		return errf(err, errlen, ret, "cannot define synthetic event '%s'%s", def, why);
+	}
+	return 0;
+}
+
+static int trig_write(struct backend *b, struct trig *t, char *err, size_t errlen);
+
+/* A trigger in our instance: its removal recorded before it is written. */
+__attribute__((format(printf, 6, 7)))
+static int trig_add(struct backend *b, const char *event, unsigned flags,
+		    char *err, size_t errlen, const char *fmt, ...)
+{
+	struct trig *t = &b->trig[b->ntrig];
+	char text[1024];
+	va_list ap;
+
+	if (b->ntrig == MAX_TRIGGERS)
+		return errf(err, errlen, -ENOSPC, "too many triggers");
+	char *cut;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(t->event, sizeof(t->event), "%s", event);
+	/* modifiers (:pause, :cont, :clear) go before the filter */
+	cut = strstr(text, " if ");
+	t->filter = strdup(cut ? cut : "");
+	if (cut)
+		*cut = '\0';
+	t->base = strdup(text);
+	if (!t->base || !t->filter)
+		return errf(err, errlen, -ENOMEM, "trigger");
+	t->entry = flags & 1;
+	t->result = flags & 2;
+	b->ntrig++;
+	/* entry triggers are written when the window opens */
+	if (t->entry)
+		return 0;
+	return trig_write(b, t, err, errlen);
+}
+
+static int trig_write(struct backend *b, struct trig *t, char *err, size_t errlen)
+{
+	char rel[160], *path, text[1100], undo[1100], why[256];
+	int ret;
+
+	snprintf(rel, sizeof(rel), "events/%s/trigger", t->event);
+	path = tracefs_instance_get_file(b->inst, rel);
+	if (!path)
+		return errf(err, errlen, -ENOMEM, "trigger");
+	snprintf(undo, sizeof(undo), "!%s%s", t->base, t->filter);
+	ret = tfs_undo_write(&b->undo, path, undo, true);
+	if (!ret) {
+		snprintf(text, sizeof(text), "%s%s", t->base, t->filter);
+		ret = write_file(path, text, true);
+		if (ret)
+			tfs_undo_drop_last(&b->undo);
+	}
+	tracefs_put_tracing_file(path);
+	if (ret) {
+		error_log(b->root, why, sizeof(why));
+		return errf(err, errlen, ret, "the kernel refused the trigger '%s%s' on %s%s",
+			    t->base, t->filter, t->event, why);
+	}
+	t->written = true;
+	return 0;
+}
+
+static int trig_cmd(struct backend *b, struct trig *t, const char *suffix)
+{
+	char rel[160], *path, text[1100];
+	int ret;
+
+	snprintf(rel, sizeof(rel), "events/%s/trigger", t->event);
+	path = tracefs_instance_get_file(b->inst, rel);
+	if (!path)
+		return -ENOMEM;
+	snprintf(text, sizeof(text), "%s%s%s", t->base, suffix, t->filter);
+	ret = write_file(path, text, true);
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+/* runq: one start per thread (the last wins), closed at the switch-in */
+static int setup_runq(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
+{
+	const char *p = b->prefix;
+	uint64_t preempt = b->layout.states.preempt_mask;
+	char runnable[96], ev[64], idle[24];
+	int ret;
+
+	/* runqlat.bt counts prev_state == 0 only, and times the idle task */
+	if (req->compat == COMPAT_BPFTRACE) {
+		snprintf(runnable, sizeof(runnable), "prev_state == 0");
+		idle[0] = '\0';
+	} else {
+		snprintf(runnable, sizeof(runnable), "prev_pid != 0 && (prev_state == 0 || "
+			 "prev_state == %llu)", (unsigned long long)preempt);
+		snprintf(idle, sizeof(idle), " if next_pid != 0");
+	}
+	if ((ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen)) ||
+	    (ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen)))
+		return ret;
+	ret = trig_add(b, "sched/sched_wakeup", 1, err, errlen,
+		       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t).trace(%sstart,pid,$t)"
+		       " if pid != 0", p);
+	if (!ret && b->layout.id[SEV_WAKEUP_NEW] >= 0)
+		ret = trig_add(b, "sched/sched_wakeup_new", 1, err, errlen,
+			       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t)"
+			       ".trace(%sstart,pid,$t)", p);
+	if (!ret)
+		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+			       "hist:keys=prev_pid:t=common_timestamp:clock=mono:onchange($t)"
+			       ".trace(%sstart,prev_pid,$t) if %s", p, runnable);
+	snprintf(ev, sizeof(ev), "synthetic/%sstart", p);
+	if (!ret)
+		ret = trig_add(b, ev, 0, err, errlen, "hist:keys=pid:ts0=ts");
+	if (!ret)
+		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+			       "hist:keys=next_pid:lat=common_timestamp-$ts0:clock=mono"
+			       ":onmatch(synthetic.%sstart).trace(%slat,next_pid,$lat)%s", p, p, idle);
+	return ret;
+}
+
+/* offcpu: switch-out to switch-in; --state filters the start */
+static int setup_offcpu(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
+{
+	const struct sched_states *st = &b->layout.states;
+	uint64_t dead = sched_states_mask(st, "XZ"), bits = 0;
+	const char *p = b->prefix;
+	char filter[256];
+	bool r = false;
+	int ret;
+
+	snprintf(filter, sizeof(filter), "prev_pid != 0 && (prev_state & %llu) == 0",
+		 (unsigned long long)dead);
+	if (req->stack_states) {
+		const char *c;
+
+		for (c = req->stack_states; *c; c++) {
+			char one[2] = { *c, 0 };
+
+			if (*c == 'R')
+				r = true;
+			else if (*c != ',')
+				bits |= sched_states_mask(st, one);
+		}
+		snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter),
+			 " && ((prev_state & %llu) != 0%s", (unsigned long long)bits,
+			 r ? "" : ")");
+		if (r)
+			snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter),
+				 " || prev_state == 0 || prev_state == %llu)",
+				 (unsigned long long)st->preempt_mask);
+	}
+	ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen);
+	if (!ret)
+		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+			       "hist:keys=prev_pid:ots=common_timestamp:clock=mono if %s", filter);
+	if (!ret)
+		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+			       "hist:keys=next_pid:od=common_timestamp-$ots:clock=mono"
+			       ":onmatch(sched.sched_switch).trace(%slat,next_pid,$od) if next_pid != 0",
+			       p);
+	return ret;
+}
+
+/* The result: exact values in buckets of the unit, with their sum */
+static int setup_result(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
+{
+	char ev[64], key[16], range[96] = "";
+
+	snprintf(ev, sizeof(ev), "synthetic/%slat", b->prefix);
+	snprintf(key, sizeof(key), "%s", b->key == KEY_CPU ? "cpu," : b->key == KEY_NONE &&
+		 req->npids == 0 ? "" : "pid,");
+	if ((req->modes & AN_OFFCPU) && (req->off_min_ns || req->off_max_ns != UINT64_MAX))
+		snprintf(range, sizeof(range), " if lat >= %llu && lat <= %llu",
+			 (unsigned long long)req->off_min_ns, (unsigned long long)req->off_max_ns);
+	return trig_add(b, ev, 2, err, errlen, "hist:keys=%slat.buckets=%llu:vals=hitcount,lat"
+			":sort=lat:size=" HIST_SIZE "%s", key, (unsigned long long)b->unit_ns, range);
+}
+
+static int hist_open(struct backend **out, const struct trace_req *req, char *err, size_t errlen)
+{
+	struct backend *b = calloc(1, sizeof(*b));
+	struct tfs_caps *caps;
+	const char *missing;
+	char path[PATH_MAX + 32], *synth;
+	int ret;
+
+	*out = b;
+	if (!b)
+		return errf(err, errlen, -ENOMEM, "hist backend");
+	b->modes = req->modes;
+	b->key = req->key;
+	b->unit_ns = req->unit_ns ? req->unit_ns : 1000;
+	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
+	if (ret)
+		return ret;
+	caps = calloc(1, sizeof(*caps));
+	if (!caps)
+		return errf(err, errlen, -ENOMEM, "hist backend");
+	tfs_caps_probe(req->tracefs, caps);
+	ret = caps->hist && caps->synth && caps->writable ? 0 : -EOPNOTSUPP;
+	if (ret)
+		snprintf(err, errlen, "the hist backend cannot run: %s", !caps->writable ?
+			 "tracefs is not writable" : "this kernel has no hist triggers or "
+			 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)");
+	free(caps);
+	if (ret)
+		return ret;
+	ret = fmt_init(&b->layout);
+	if (ret)
+		return errf(err, errlen, ret, "libtraceevent");
+	b->layout_ok = true;
+	if ((ret = load_format(b, "header_page", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
+	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)))
+		return ret;
+	ret = fmt_resolve(&b->layout, &missing);
+	if (ret) {
+		snprintf(err, errlen, "unexpected format of %s on this kernel", missing);
+		return ret;
+	}
+	/* synthetic events are global: names carry our pid (cleanup finds them) */
+	snprintf(b->prefix, sizeof(b->prefix), "ofr_%d_", (int)getpid());
+	snprintf(path, sizeof(path), "%s/synthetic_events", b->root);
+	synth = fmt_read_file(path, NULL);
+	if (synth && strstr(synth, b->prefix)) {
+		free(synth);
+		snprintf(err, errlen, "synthetic events named %s* exist already: run "
+			 "'offcpu-ftrace cleanup'", b->prefix);
+		return -EEXIST;
+	}
+	free(synth);
+	ret = tfs_instance_new(&b->undo, b->root, &b->inst, err, errlen);
+	if (ret)
+		return ret;
+	tfs_inst_write(b->inst, "tracing_on", "0");
+	if (tfs_inst_write(b->inst, "trace_clock", "mono"))
+		tfs_inst_write(b->inst, "trace_clock", "global");
+	ret = (req->modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
+	      setup_offcpu(b, req, err, errlen);
+	if (!ret)
+		ret = setup_result(b, req, err, errlen);
+	return ret;
+}
+
+static struct trig *result_trig(struct backend *b)
+{
+	unsigned i;
+
+	for (i = 0; i < b->ntrig; i++)
+		if (b->trig[i].result)
+			return &b->trig[i];
+	return NULL;
+}
+
+/*
+ * The window opens by writing the entry triggers (the first time) or by
+ * continuing the result histogram, and closes by pausing it.
+ */
+static int hist_start(struct backend *b)
+{
+	char err[512];
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < b->ntrig && !ret; i++)
+		if (b->trig[i].entry && !b->trig[i].written)
+			ret = trig_write(b, &b->trig[i], err, sizeof(err));
+	if (!ret && b->paused) {
+		ret = trig_cmd(b, result_trig(b), ":cont");
+		b->paused = !!ret;
+	}
+	return ret;
+}
+
+static int hist_stop(struct backend *b)
+{
+	int ret = trig_cmd(b, result_trig(b), ":pause");
+
+	if (!ret)
+		b->paused = true;
+	return ret;
+}
+
+static int hist_wait(struct backend *b, int timeout_ms)
+{
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+
+	(void)b;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static int hist_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb, void *arg)
+{
+	(void)b, (void)limit, (void)drain, (void)cb, (void)arg;
+	return 0;	/* nothing streams: collect() reads the result */
+}
+
+/* Read the result histogram into @an, then clear it for the next interval. */
+static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_t errlen)
+{
+	struct trig *res = result_trig(b);
+	struct histfile *hf = NULL;
+	char rel[160], *path, *text, msg[256];
+	unsigned mode = (b->modes & AN_RUNQ) ? AN_RUNQ : AN_OFFCPU;
+	size_t len, i, h;
+	int ret;
+
+	if (!res)
+		return errf(err, errlen, -EINVAL, "no result trigger");
+	snprintf(rel, sizeof(rel), "events/%s/hist", res->event);
+	path = tracefs_instance_get_file(b->inst, rel);
+	if (!path)
+		return errf(err, errlen, -ENOMEM, "hist");
+	text = fmt_read_file(path, &len);
+	tracefs_put_tracing_file(path);
+	if (!text)
+		return errf(err, errlen, -errno, "cannot read the %s hist file", res->event);
+	ret = histfile_parse(text, len, &hf, msg, sizeof(msg));
+	free(text);
+	if (ret) {
+		snprintf(err, errlen, "cannot read the kernel's histogram: %s", msg);
+		return ret;
+	}
+	for (h = 0; h < hf->nhists; h++) {
+		const struct histfile_hist *hh = &hf->hists[h];
+
+		an->counts.dropped += hh->dropped;
+		for (i = 0; i < hh->nentries; i++) {
+			const struct histfile_entry *e = &hh->entries[i];
+			const struct histfile_key *lat = histfile_entry_key(e, "lat");
+			const struct histfile_key *pid = histfile_entry_key(e, "pid");
+			const struct histfile_key *cpu = histfile_entry_key(e, "cpu");
+			uint64_t n = 0, sum = 0;
+
+			if (!lat || histfile_entry_val(e, "hitcount", &n))
+				continue;
+			histfile_entry_val(e, "lat", &sum);
+			analyzer_add_intervals(an, mode, pid ? (int32_t)pid->value : 0,
+					       cpu ? (int32_t)cpu->value : -1,
+					       lat->low / b->unit_ns, n, sum);
+		}
+	}
+	histfile_free(hf);
+	return trig_cmd(b, res, ":clear");
+}
+
+static const char *hist_clock(struct backend *b, bool *is_mono)
+{
+	(void)b;
+	if (is_mono)
+		*is_mono = true;
+	return "mono";
+}
+
+static unsigned hist_lost(struct backend *b, uint64_t *lost, unsigned max)
+{
+	(void)b, (void)lost, (void)max;
+	return 0;	/* map overflow is counted as "dropped" by collect() */
+}
+
+static const struct sched_states *hist_states(struct backend *b)
+{
+	return &b->layout.states;
+}
+
+static unsigned hist_events(struct backend *b)
+{
+	unsigned t, m = 0;
+
+	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
+		if (b->layout_ok && b->layout.id[t] >= 0)
+			m |= 1u << t;
+	return m;
+}
+
+static int hist_close(struct backend *b, char *err, size_t errlen)
+{
+	unsigned i, failed;
+
+	if (!b)
+		return 0;
+	if (b->inst && result_trig(b) && result_trig(b)->written)
+		hist_stop(b);
+	/* triggers, then the instance, then the synthetic events */
+	failed = tfs_undo_run(&b->undo);
+	for (i = 0; i < b->ntrig; i++) {
+		free(b->trig[i].base);
+		free(b->trig[i].filter);
+	}
+	if (b->layout_ok)
+		fmt_fini(&b->layout);
+	if (failed)
+		snprintf(err, errlen, "could not remove all of %s's triggers, instance or "
+			 "synthetic events (%s*): run 'offcpu-ftrace cleanup'", b->root, b->prefix);
+	free(b);
+	return failed ? -EBUSY : 0;
+}
+
+const struct backend_ops hist_backend_ops = {
+	.name = "hist",
+	.open = hist_open,
+	.start = hist_start,
+	.stop = hist_stop,
+	.wait = hist_wait,
+	.read = hist_read,
+	.clock = hist_clock,
+	.lost = hist_lost,
+	.states = hist_states,
+	.events = hist_events,
+	.collect = hist_collect,
+	.close = hist_close,
+};
