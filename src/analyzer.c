@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -577,14 +578,14 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 }
 
 void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
-			    uint64_t v, uint64_t n, uint64_t sum_ns)
+			    const char *comm, uint64_t v, uint64_t n, uint64_t sum_ns)
 {
 	struct an_mode_state *m = mode == AN_RUNQ ? &an->runq : &an->off;
 	int32_t tgid = -2;
 	struct group *g;
 	int64_t id = 0;
 
-	if (tid > 0 && !task_wanted(an, tid, NULL, &tgid))
+	if (tid > 0 && !task_wanted(an, tid, comm, &tgid))
 		return;
 	switch (an->cfg.key) {
 	case KEY_TID:
@@ -606,8 +607,12 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 		break;
 	}
 	g = groups_get(&m->groups, id);
-	if (g)
-		hist_add_n(&g->h, v, n, sum_ns);
+	if (!g)
+		return;
+	if (comm && comm[0] && (an->cfg.key == KEY_TID ||
+				(an->cfg.key == KEY_PID && (tid == tgid || !g->comm[0]))))
+		snprintf(g->comm, COMM_LEN, "%s", comm);
+	hist_add_n(&g->h, v, n, sum_ns);
 }
 
 void analyzer_finish(struct analyzer *an)

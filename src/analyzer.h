@@ -135,11 +135,12 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
 /*
  * Aggregating backends: @n intervals of @mode (AN_RUNQ or AN_OFFCPU) of
  * thread @tid (0 when the kernel did not key by thread) ending on @cpu
- * (-1 unknown), whose values floor to @v units and sum to @sum_ns. The
- * -p/-t filters and the grouping apply as for events.
+ * (-1 unknown), whose values floor to @v units and sum to @sum_ns;
+ * @comm is the thread's name if known (NULL: a -c filter drops it). The
+ * -p/-t/-c filters and the grouping apply as for events.
  */
 void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
-			    uint64_t v, uint64_t n, uint64_t sum_ns);
+			    const char *comm, uint64_t v, uint64_t n, uint64_t sum_ns);
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);
 /* Start a new reporting interval: histograms and counters cleared, pending

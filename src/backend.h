@@ -77,6 +77,8 @@ struct backend_ops {
 	 * the next one. Streaming backends leave this NULL and feed events.
 	 */
 	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
+	/* optional: why the last start() or stop() failed, in words */
+	const char *(*why)(struct backend *b);
 	/*
 	 * Undo everything open() did and free @b; accepts NULL. Returns 0,
 	 * or a negative errno with what could not be restored in @err.

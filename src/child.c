@@ -3,11 +3,49 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
+
+int child_can_exec(const char *name, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char full[4096];
+	int e = ENOENT;
+
+	if (!*name) {
+		snprintf(err, errlen, "cannot run '': empty command");
+		return -ENOENT;
+	}
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) == 0)
+			return 0;
+		e = errno;
+		snprintf(err, errlen, "cannot run '%s': %s", name, strerror(e));
+		return -e;
+	}
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		size_t n;
+
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		if (snprintf(full, sizeof(full), "%.*s/%s", (int)n, n ? p : ".", name) <
+		    (int)sizeof(full)) {
+			if (access(full, X_OK) == 0)
+				return 0;
+			if (errno == EACCES)
+				e = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	snprintf(err, errlen, "cannot run '%s': %s", name, e == ENOENT ?
+		 "command not found in $PATH" : strerror(e));
+	return -e;
+}
 
 int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen)
 {

@@ -14,6 +14,12 @@ struct child {
 	int status;	/* waitpid status once done */
 };
 
+/*
+ * Can @name be executed (a path, or found in $PATH as execvp() would)?
+ * 0, or -errno with "cannot run ..." in @err: checked before tracing
+ * starts, so a typo costs no set-up.
+ */
+int child_can_exec(const char *name, char *err, size_t errlen);
 /* Fork @argv's process, stopped before exec. 0 or -errno (message in @err). */
 int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen);
 /* Let it exec. 0, or -errno when exec failed (message in @err). */

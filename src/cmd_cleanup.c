@@ -35,13 +35,34 @@ static void remove_one(const char *name, int pid, void *arg)
 	c->removed++;
 }
 
+static void remove_synth(const char *name, int pid, void *arg)
+{
+	struct cleanup *c = arg;
+	int ret;
+
+	if (c->dry) {
+		printf("would remove synthetic event %s (process %d is gone)\n", name, pid);
+		return;
+	}
+	ret = tfs_remove_synth(c->dir, name);
+	if (ret) {
+		err_msg("cannot remove synthetic event %s: %s%s", name, strerror(-ret),
+			ret == -EBUSY ? " (a trigger outside our instances uses it)" : "");
+		c->failed++;
+		return;
+	}
+	printf("removed synthetic event %s (process %d is gone)\n", name, pid);
+	c->removed++;
+}
+
 static const char cleanup_help[] =
 "Usage: offcpu-ftrace cleanup [--dry-run] [--tracefs DIR]\n"
 "\n"
 "Remove what runs killed by SIGKILL (or a crash) left in tracefs: instances\n"
-"named offcpu-ftrace.PID whose process is gone. Instances of running\n"
-"offcpu-ftrace processes and everything not named by this tool are never\n"
-"touched.\n"
+"named offcpu-ftrace.PID whose process is gone, with their triggers, and\n"
+"the hist backend's synthetic events named ofr_PID_*. What running\n"
+"offcpu-ftrace processes own and everything not named by this tool is\n"
+"never touched.\n"
 "\n"
 "Options:\n"
 "  -n, --dry-run          list what would be removed\n"
@@ -66,7 +87,7 @@ int cmd_cleanup(int argc, char **argv)
 	char dir[PATH_MAX], err[256];
 	struct cleanup c = { .dir = dir };
 	const char *override = NULL;
-	int o, n;
+	int o, n, ns;
 
 	optind = 0;	/* glibc: full reset, also of its internal state */
 	opterr = 0;
@@ -103,7 +124,13 @@ int cmd_cleanup(int argc, char **argv)
 			n == -EACCES ? " (run as root)" : "");
 		return EXIT_FAIL;
 	}
-	if (n == 0)
+	/* after the instances: their triggers use the synthetic events */
+	ns = tfs_stale_synth(dir, remove_synth, &c);
+	if (ns < 0) {
+		err_msg("cannot read %s/synthetic_events: %s", dir, strerror(-ns));
+		return EXIT_FAIL;
+	}
+	if (n == 0 && ns == 0)
 		printf("nothing to clean up in %s\n", dir);
 	return c.failed ? EXIT_FAIL : EXIT_OK;
 }

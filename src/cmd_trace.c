@@ -468,7 +468,12 @@ static int trace_loop(struct run *r)
 
 	ret = r->ops->start(r->b);
 	if (ret) {
-		err_msg("cannot turn tracing on: %s", strerror(-ret));
+		const char *why = r->ops->why ? r->ops->why(r->b) : NULL;
+
+		if (why && *why)
+			err_msg("cannot turn tracing on: %s", why);
+		else
+			err_msg("cannot turn tracing on: %s", strerror(-ret));
 		return EXIT_FAIL;
 	}
 	iv_start = mono_ns();
@@ -547,14 +552,20 @@ static int trace_loop(struct run *r)
 		/* interval boundary: everything up to iv_end, then the report */
 		if (r->ops->collect) {
 			/* the kernel's sums: pause, read and clear, continue */
-			char err[512];
+			char err[512] = "";
 
 			r->ops->stop(r->b);
 			ret = r->ops->collect(r->b, &r->an, err, sizeof(err));
-			if (!ret)
-				ret = r->ops->start(r->b);
 			if (ret) {
 				err_msg("%s", err);
+				return EXIT_FAIL;
+			}
+			ret = r->ops->start(r->b);
+			if (ret) {
+				const char *why = r->ops->why ? r->ops->why(r->b) : NULL;
+
+				err_msg("cannot continue tracing: %s", why && *why ? why :
+					strerror(-ret));
 				return EXIT_FAIL;
 			}
 		} else {
@@ -632,6 +643,11 @@ static int run_trace(const struct trace_opts *o)
 		return EXIT_FAIL;
 	}
 	r->o = o;
+	if (o->command && child_can_exec(o->command[0], why, sizeof(why))) {
+		err_msg("%s", why);
+		free(r);
+		return 127;	/* as a shell says "command not found" */
+	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
 	r->ops = backend_choose(o->backend, o->tracefs, hist_unsupported(o), why, sizeof(why));

@@ -3,6 +3,7 @@
 #ifndef OFFCPU_PROCFS_H
 #define OFFCPU_PROCFS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Process id of thread @tid from /proc/<tid>/status; -1 when gone. */
@@ -12,5 +13,8 @@ int32_t proc_tgid(int32_t tid, void *unused);
  * negative errno; *tids is malloc'd, caller frees.
  */
 int proc_threads(int32_t pid, int32_t **tids);
+
+/* /proc/<tid>/comm into @buf, without the newline; -errno if gone */
+int proc_comm(int32_t tid, char *buf, size_t len);
 
 #endif

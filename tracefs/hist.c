@@ -14,9 +14,7 @@
  *       :onmatch(synthetic.<p>start).trace(<p>lat, next_pid, lat)
  *   synthetic/<p>lat: hist:keys=[pid|cpu,]lat.buckets=UNIT:vals=hitcount,lat
  * off-CPU time:
- *   sched_switch: hist:keys=prev_pid:ots=common_timestamp if <--state>
- *   sched_switch: hist:keys=next_pid:od=common_timestamp-$ots
- *       :onmatch(sched.sched_switch).trace(<p>lat, next_pid, od)
+ *   the same, with sched_switch (prev_state in --state) as the only start
  *
  * Triggers that define variables cannot be paused and continued (the
  * kernel parses the command again and refuses the variable as defined
@@ -40,18 +38,21 @@
 #include "analyzer.h"
 #include "backend.h"
 #include "fmt.h"
-#include "histfile.h"
+#include "histfeed.h"
 #include "probe.h"
+#include "procfs.h"
 #include "tfs.h"
 
 #define MAX_TRIGGERS 8
 #define HIST_SIZE "32768"	/* entries of the result map; overflow is "Dropped" */
+#define MAP_SIZE "16384"	/* threads in the maps that hold starts (2048 default) */
 
 struct trig {
 	char event[64];		/* "sched/sched_switch" */
 	char *base;		/* "hist:..." without :pause and without the filter */
 	char *filter;		/* " if ...", or "" */
 	bool entry;		/* written when the window first opens */
+	uint64_t dropped;	/* the event's hist file's Dropped sum, last read */
 	bool result;		/* the histogram read back; paused between windows */
 	bool written;
 };
@@ -69,6 +70,7 @@ struct backend {
 	int key;
 	uint64_t unit_ns;
 	bool paused;		/* the result histogram */
+	char why[768];		/* why start() failed */
 };
 
 __attribute__((format(printf, 4, 5)))
@@ -83,23 +85,6 @@ static int errf(char *err, size_t len, int ret, const char *fmt, ...)
 	if (n >= 0 && (size_t)n < len)
 		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
 	return ret;
-}
-
-static int write_file(const char *path, const char *text, bool append)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	size_t n = strlen(text);
-	ssize_t w;
-	int e;
-
-	if (fd < 0)
-		return -errno;
-	w = write(fd, text, n);
-	e = errno;
-	close(fd);
-	if (w < 0)
-		return -e;
-	return (size_t)w == n ? 0 : -EIO;
 }
 
 /* The kernel's reason for a rejected command, when it keeps one. */
@@ -153,7 +138,7 @@ static int synth_add(struct backend *b, const char *name, const char *fields,
 	ret = tfs_undo_write(&b->undo, path, undo, true);
 	if (ret)
 		return errf(err, errlen, ret, "undo list");
-	ret = write_file(path, def, true);
+	ret = tfs_write_file(path, def, true);
 	if (ret) {
 		tfs_undo_drop_last(&b->undo);
 		error_log(b->root, why, sizeof(why));
@@ -170,13 +155,11 @@ static int trig_add(struct backend *b, const char *event, unsigned flags,
 		    char *err, size_t errlen, const char *fmt, ...)
 {
 	struct trig *t = &b->trig[b->ntrig];
-	char text[1024];
+	char text[1024], *cut;
 	va_list ap;
 
 	if (b->ntrig == MAX_TRIGGERS)
 		return errf(err, errlen, -ENOSPC, "too many triggers");
-	char *cut;
-
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
@@ -186,6 +169,9 @@ static int trig_add(struct backend *b, const char *event, unsigned flags,
 	t->filter = strdup(cut ? cut : "");
 	if (cut)
 		*cut = '\0';
+	/* maps keyed by thread: one entry per thread seen in the whole run */
+	if (!(flags & 2))
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), ":size=" MAP_SIZE);
 	t->base = strdup(text);
 	if (!t->base || !t->filter)
 		return errf(err, errlen, -ENOMEM, "trigger");
@@ -211,7 +197,7 @@ static int trig_write(struct backend *b, struct trig *t, char *err, size_t errle
 	ret = tfs_undo_write(&b->undo, path, undo, true);
 	if (!ret) {
 		snprintf(text, sizeof(text), "%s%s", t->base, t->filter);
-		ret = write_file(path, text, true);
+		ret = tfs_write_file(path, text, true);
 		if (ret)
 			tfs_undo_drop_last(&b->undo);
 	}
@@ -235,8 +221,36 @@ static int trig_cmd(struct backend *b, struct trig *t, const char *suffix)
 	if (!path)
 		return -ENOMEM;
 	snprintf(text, sizeof(text), "%s%s%s", t->base, suffix, t->filter);
-	ret = write_file(path, text, true);
+	ret = tfs_write_file(path, text, true);
 	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+/*
+ * Shared by both modes: a switch-out that passes @out_filter starts an
+ * interval (as do the wakeups setup_runq() adds before), the switch-in
+ * of the same thread closes it. The start always goes through the
+ * <p>start synthetic event: 6.1 refused (EPERM) a sched_switch trigger
+ * that matched on a variable of another sched_switch trigger.
+ */
+static int close_at_switch_in(struct backend *b, const char *out_filter, const char *in_filter,
+			      char *err, size_t errlen)
+{
+	const char *p = b->prefix;
+	char ev[64];
+	int ret;
+
+	ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+		       "hist:keys=prev_pid:t=common_timestamp:clock=mono:onchange($t)"
+		       ".trace(%sstart,prev_pid,$t) if %s", p, out_filter);
+	snprintf(ev, sizeof(ev), "synthetic/%sstart", p);
+	if (!ret)
+		ret = trig_add(b, ev, 0, err, errlen, "hist:keys=pid:ts0=ts");
+	if (!ret)
+		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+			       "hist:keys=next_pid:lat=common_timestamp-$ts0:clock=mono"
+			       ":onmatch(synthetic.%sstart).trace(%slat,next_pid,$lat)%s", p, p,
+			       in_filter);
 	return ret;
 }
 
@@ -245,7 +259,7 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 {
 	const char *p = b->prefix;
 	uint64_t preempt = b->layout.states.preempt_mask;
-	char runnable[96], ev[64], idle[24];
+	char runnable[96], idle[24];
 	int ret;
 
 	/* runqlat.bt counts prev_state == 0 only, and times the idle task */
@@ -257,9 +271,6 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 			 "prev_state == %llu)", (unsigned long long)preempt);
 		snprintf(idle, sizeof(idle), " if next_pid != 0");
 	}
-	if ((ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen)) ||
-	    (ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen)))
-		return ret;
 	ret = trig_add(b, "sched/sched_wakeup", 1, err, errlen,
 		       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t).trace(%sstart,pid,$t)"
 		       " if pid != 0", p);
@@ -267,18 +278,7 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 		ret = trig_add(b, "sched/sched_wakeup_new", 1, err, errlen,
 			       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t)"
 			       ".trace(%sstart,pid,$t)", p);
-	if (!ret)
-		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
-			       "hist:keys=prev_pid:t=common_timestamp:clock=mono:onchange($t)"
-			       ".trace(%sstart,prev_pid,$t) if %s", p, runnable);
-	snprintf(ev, sizeof(ev), "synthetic/%sstart", p);
-	if (!ret)
-		ret = trig_add(b, ev, 0, err, errlen, "hist:keys=pid:ts0=ts");
-	if (!ret)
-		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
-			       "hist:keys=next_pid:lat=common_timestamp-$ts0:clock=mono"
-			       ":onmatch(synthetic.%sstart).trace(%slat,next_pid,$lat)%s", p, p, idle);
-	return ret;
+	return ret ? ret : close_at_switch_in(b, runnable, idle, err, errlen);
 }
 
 /* offcpu: switch-out to switch-in; --state filters the start */
@@ -286,12 +286,11 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 {
 	const struct sched_states *st = &b->layout.states;
 	uint64_t dead = sched_states_mask(st, "XZ"), bits = 0;
-	const char *p = b->prefix;
 	char filter[256];
 	bool r = false;
-	int ret;
 
-	snprintf(filter, sizeof(filter), "prev_pid != 0 && (prev_state & %llu) == 0",
+	/* the filter grammar has "x & m" and "!(...)", not "(x & m) == 0" (EPERM) */
+	snprintf(filter, sizeof(filter), "prev_pid != 0 && !(prev_state & %llu)",
 		 (unsigned long long)dead);
 	if (req->stack_states) {
 		const char *c;
@@ -305,23 +304,13 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 				bits |= sched_states_mask(st, one);
 		}
 		snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter),
-			 " && ((prev_state & %llu) != 0%s", (unsigned long long)bits,
-			 r ? "" : ")");
+			 " && (prev_state & %llu%s", (unsigned long long)bits, r ? "" : ")");
 		if (r)
 			snprintf(filter + strlen(filter), sizeof(filter) - strlen(filter),
 				 " || prev_state == 0 || prev_state == %llu)",
 				 (unsigned long long)st->preempt_mask);
 	}
-	ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen);
-	if (!ret)
-		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
-			       "hist:keys=prev_pid:ots=common_timestamp:clock=mono if %s", filter);
-	if (!ret)
-		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
-			       "hist:keys=next_pid:od=common_timestamp-$ots:clock=mono"
-			       ":onmatch(sched.sched_switch).trace(%slat,next_pid,$od) if next_pid != 0",
-			       p);
-	return ret;
+	return close_at_switch_in(b, filter, "", err, errlen);
 }
 
 /* The result: exact values in buckets of the unit, with their sum */
@@ -399,6 +388,9 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 	tfs_inst_write(b->inst, "tracing_on", "0");
 	if (tfs_inst_write(b->inst, "trace_clock", "mono"))
 		tfs_inst_write(b->inst, "trace_clock", "global");
+	if ((ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen)) ||
+	    (ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen)))
+		return ret;
 	ret = (req->modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
 	      setup_offcpu(b, req, err, errlen);
 	if (!ret)
@@ -422,18 +414,23 @@ static struct trig *result_trig(struct backend *b)
  */
 static int hist_start(struct backend *b)
 {
-	char err[512];
 	unsigned i;
 	int ret = 0;
 
+	b->why[0] = '\0';
 	for (i = 0; i < b->ntrig && !ret; i++)
 		if (b->trig[i].entry && !b->trig[i].written)
-			ret = trig_write(b, &b->trig[i], err, sizeof(err));
+			ret = trig_write(b, &b->trig[i], b->why, sizeof(b->why));
 	if (!ret && b->paused) {
 		ret = trig_cmd(b, result_trig(b), ":cont");
 		b->paused = !!ret;
 	}
 	return ret;
+}
+
+static const char *hist_why(struct backend *b)
+{
+	return b->why;
 }
 
 static int hist_stop(struct backend *b)
@@ -460,14 +457,50 @@ static int hist_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb 
 	return 0;	/* nothing streams: collect() reads the result */
 }
 
+/*
+ * Starts lost because a map holding them was full (MAP_SIZE threads):
+ * their intervals are missing from the result. Those maps are never
+ * cleared (their triggers hold variables), so count what grew since the
+ * last read. One hist file shows every hist trigger on its event: read
+ * each event once, through its first trigger.
+ */
+static uint64_t maps_dropped(struct backend *b)
+{
+	uint64_t grew = 0;
+	unsigned i, j;
+
+	for (i = 0; i < b->ntrig; i++) {
+		struct trig *t = &b->trig[i];
+		char rel[160], *path, *text, *p;
+		uint64_t sum = 0;
+
+		if (t->result || !t->written)
+			continue;
+		for (j = 0; j < i && strcmp(b->trig[j].event, t->event); j++)
+			;
+		if (j < i)
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/hist", t->event);
+		path = tracefs_instance_get_file(b->inst, rel);
+		text = path ? fmt_read_file(path, NULL) : NULL;
+		tracefs_put_tracing_file(path);
+		for (p = text; p && (p = strstr(p, "\n    Dropped: ")); p++)
+			sum += strtoull(p + 14, NULL, 10);
+		free(text);
+		if (sum > t->dropped)
+			grew += sum - t->dropped;
+		t->dropped = sum;
+	}
+	return grew;
+}
+
 /* Read the result histogram into @an, then clear it for the next interval. */
 static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_t errlen)
 {
 	struct trig *res = result_trig(b);
-	struct histfile *hf = NULL;
-	char rel[160], *path, *text, msg[256];
 	unsigned mode = (b->modes & AN_RUNQ) ? AN_RUNQ : AN_OFFCPU;
-	size_t len, i, h;
+	char rel[160], *path, *text;
+	size_t len;
 	int ret;
 
 	if (!res)
@@ -480,33 +513,11 @@ static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_
 	tracefs_put_tracing_file(path);
 	if (!text)
 		return errf(err, errlen, -errno, "cannot read the %s hist file", res->event);
-	ret = histfile_parse(text, len, &hf, msg, sizeof(msg));
+	ret = histfeed(text, len, an, mode, b->unit_ns, proc_comm, err, errlen);
 	free(text);
-	if (ret) {
-		snprintf(err, errlen, "cannot read the kernel's histogram: %s", msg);
-		return ret;
-	}
-	for (h = 0; h < hf->nhists; h++) {
-		const struct histfile_hist *hh = &hf->hists[h];
-
-		an->counts.dropped += hh->dropped;
-		for (i = 0; i < hh->nentries; i++) {
-			const struct histfile_entry *e = &hh->entries[i];
-			const struct histfile_key *lat = histfile_entry_key(e, "lat");
-			const struct histfile_key *pid = histfile_entry_key(e, "pid");
-			const struct histfile_key *cpu = histfile_entry_key(e, "cpu");
-			uint64_t n = 0, sum = 0;
-
-			if (!lat || histfile_entry_val(e, "hitcount", &n))
-				continue;
-			histfile_entry_val(e, "lat", &sum);
-			analyzer_add_intervals(an, mode, pid ? (int32_t)pid->value : 0,
-					       cpu ? (int32_t)cpu->value : -1,
-					       lat->low / b->unit_ns, n, sum);
-		}
-	}
-	histfile_free(hf);
-	return trig_cmd(b, res, ":clear");
+	if (!ret)
+		an->counts.dropped += maps_dropped(b);
+	return ret ? ret : trig_cmd(b, res, ":clear");
 }
 
 static const char *hist_clock(struct backend *b, bool *is_mono)
@@ -573,5 +584,6 @@ const struct backend_ops hist_backend_ops = {
 	.states = hist_states,
 	.events = hist_events,
 	.collect = hist_collect,
+	.why = hist_why,
 	.close = hist_close,
 };

@@ -178,6 +178,75 @@ static void write_quiet(const char *path, const char *v)
 	}
 }
 
+/* One pass over @inst's trigger files: "!" each trigger. How many went. */
+static unsigned strip_pass(const char *inst, unsigned *left)
+{
+	char path[PATH_MAX + 2 * NAME_MAX + 32], line[1200];
+	struct dirent *sys, *ev;
+	unsigned gone = 0;
+	DIR *ds, *de;
+
+	snprintf(path, sizeof(path), "%s/events", inst);
+	ds = opendir(path);
+	if (!ds)
+		return 0;
+	while ((sys = readdir(ds))) {
+		if (sys->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", inst, sys->d_name);
+		de = opendir(path);
+		if (!de)
+			continue;
+		while ((ev = readdir(de))) {
+			char *text, *l, *next;
+
+			if (ev->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/events/%s/%s/trigger", inst,
+				 sys->d_name, ev->d_name);
+			text = fmt_read_file(path, NULL);
+			for (l = text; l && *l; l = next) {
+				char *end = strchr(l, '\n'), *br;
+
+				next = end ? end + 1 : l + strlen(l);
+				if (end)
+					*end = '\0';
+				if (*l == '#' || !*l)
+					continue;
+				/* "hist:... [active]": the state is not part of the command */
+				br = strrchr(l, '[');
+				if (br && br > l && br[-1] == ' ')
+					br[-1] = '\0';
+				snprintf(line, sizeof(line), "!%s", l);
+				if (tfs_write_file(path, line, true) == 0)
+					gone++;
+				else
+					++*left;
+			}
+			free(text);
+		}
+		closedir(de);
+	}
+	closedir(ds);
+	return gone;
+}
+
+/*
+ * Triggers pin an instance (rmdir fails EBUSY) and the synthetic events
+ * they use. A trigger whose variables another one reads goes only after
+ * that one: passes until nothing more can be removed.
+ */
+static void strip_triggers(const char *inst)
+{
+	unsigned pass, left;
+
+	for (pass = 0; pass < 8; pass++) {
+		left = 0;
+		if (!strip_pass(inst, &left) || !left)
+			break;
+	}
+}
+
 int tfs_remove_stale(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -189,6 +258,7 @@ int tfs_remove_stale(const char *dir, const char *name)
 	snprintf(path, sizeof(path), "%s/instances/%s/events/enable", dir, name);
 	write_quiet(path, "0");
 	snprintf(path, sizeof(path), "%s/instances/%s", dir, name);
+	strip_triggers(path);
 	for (tries = 0; tries < 100; tries++) {
 		if (rmdir(path) == 0)
 			return 0;
@@ -197,4 +267,57 @@ int tfs_remove_stale(const char *dir, const char *name)
 		nanosleep(&ts, NULL);
 	}
 	return -EBUSY;
+}
+
+/* "ofr_<pid>_<what>": the hist backend's synthetic events */
+static int synth_owner(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, "ofr_", 4))
+		return -1;
+	pid = strtol(name + 4, &end, 10);
+	return end != name + 4 && *end == '_' && pid > 0 && pid <= INT_MAX ? (int)pid : -1;
+}
+
+int tfs_stale_synth(const char *dir, void (*fn)(const char *name, int pid, void *arg),
+		    void *arg)
+{
+	char path[PATH_MAX], *text, *l, *next;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/synthetic_events", dir);
+	if (access(path, F_OK))
+		return 0;	/* no synthetic events on this kernel */
+	text = fmt_read_file(path, NULL);
+	if (!text)
+		return -errno;
+	for (l = text; *l; l = next) {
+		char *end = strchr(l, '\n'), *sp;
+		int pid;
+
+		next = end ? end + 1 : l + strlen(l);
+		if (end)
+			*end = '\0';
+		sp = l + strcspn(l, " \t");	/* "ofr_1_lat\tpid_t pid; u64 lat" */
+		*sp = '\0';
+		pid = synth_owner(l);
+		if (pid < 0 || owner_alive(pid))
+			continue;
+		n++;
+		if (fn)
+			fn(l, pid, arg);
+	}
+	free(text);
+	return n;
+}
+
+int tfs_remove_synth(const char *dir, const char *name)
+{
+	char path[PATH_MAX], cmd[160];
+
+	snprintf(path, sizeof(path), "%s/synthetic_events", dir);
+	snprintf(cmd, sizeof(cmd), "!%s", name);
+	return tfs_write_file(path, cmd, true);
 }

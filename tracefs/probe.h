@@ -41,7 +41,18 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c);
  */
 int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, void *arg),
 			void *arg);
-/* Remove a stale instance: tracing off, events off, rmdir. 0 or -errno. */
+/*
+ * Remove a stale instance: tracing off, events off, its triggers removed,
+ * rmdir. 0 or -errno.
+ */
 int tfs_remove_stale(const char *dir, const char *name);
+/*
+ * Synthetic events named ofr_<pid>_* (the hist backend's) whose process is
+ * gone: @fn with each name; returns how many, or a negative errno. Remove
+ * them after the stale instances, whose triggers use them.
+ */
+int tfs_stale_synth(const char *dir, void (*fn)(const char *name, int pid, void *arg),
+		    void *arg);
+int tfs_remove_synth(const char *dir, const char *name);
 
 #endif

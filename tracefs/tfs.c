@@ -155,7 +155,7 @@ int tfs_undo_write(struct tfs_undo_list *u, const char *path, const char *text,
 	return ret;
 }
 
-static int write_file(const char *path, const char *text, bool append)
+int tfs_write_file(const char *path, const char *text, bool append)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
 	size_t n = strlen(text);
@@ -215,7 +215,7 @@ unsigned tfs_undo_run(struct tfs_undo_list *u)
 				failed++;
 			tracefs_instance_free(e->inst);
 		} else {
-			if (write_file(e->path, e->text, e->append))
+			if (tfs_write_file(e->path, e->text, e->append))
 				failed++;
 			free(e->path);
 			free(e->text);
@@ -289,7 +289,7 @@ int tfs_inst_write(struct tracefs_instance *inst, const char *file, const char *
 
 	if (!path)
 		return -ENOMEM;
-	ret = write_file(path, val, false);
+	ret = tfs_write_file(path, val, false);
 	tracefs_put_tracing_file(path);
 	return ret;
 }

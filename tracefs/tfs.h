@@ -58,6 +58,8 @@ int tfs_instance_new(struct tfs_undo_list *u, const char *tracefs_dir,
 		     struct tracefs_instance **out, char *err, size_t errlen);
 /* Write a file of our instance; 0 or a negative errno. */
 int tfs_inst_write(struct tracefs_instance *inst, const char *file, const char *val);
+/* Write @text to @path in one write(); 0 or -errno (-EIO if short). */
+int tfs_write_file(const char *path, const char *text, bool append);
 /* Read a file of our instance into @buf (NUL-terminated); 0 or -errno. */
 int tfs_inst_read(struct tracefs_instance *inst, const char *file, char *buf, size_t len);
 

@@ -16,7 +16,7 @@ expect() {	# expect STATUS REGEX ARGS...
 
 expect 2 "unknown command" nosuch
 expect 2 "DURATION: 'abc'" runq abc
-expect 2 "DURATION: '-5'|unknown option '-5'" runq -- -5
+expect 127 "cannot run '-5': command not found" runq -- -5
 expect 2 "DURATION: '0'" runq 0
 expect 2 "DURATION: '1e9'" runq 1e9
 expect 2 "COUNT: '0'" runq 1 0

@@ -5,8 +5,7 @@
 #  - info reports this kernel's features and picks hist where it can;
 #  - runq and offcpu with --backend=hist (where the kernel has hist
 #    triggers) and --backend=ring, run at the same time on the same
-#    workload, give the same histogram shape (compare --tolerance) and
-#    counts within 20%;
+#    workload, count the same intervals for each of its threads;
 #  - auto picks ring on 5.10 and hist on 6.1/6.12; offcpu -K falls back to
 #    the ring backend with a notice;
 #  - afterwards tracefs has no instances, synthetic events or triggers.
@@ -48,32 +47,68 @@ banner() {	# wait until a run says tracing is on
 	done
 }
 
-both() {	# both CMD: the workload inside the windows of hist and ring
+threads() {	# threads FILE: "tid count sum_ns" of the workload's threads
+	tr '{' '\n' < "$1" | grep '"comm":"workload"' |
+		sed 's/.*"tid":\([0-9]*\),.*"count":\([0-9]*\),"sum":[0-9]*,"sum_ns":\([0-9]*\).*/\1 \2 \3/'
+}
+
+# both CMD: hist and ring on the same workload, per thread. The two runs
+# perturb each other (each one's own wakeups, its start and teardown) and
+# their windows differ by milliseconds, so whole-system totals differ a
+# little; the workload's threads, which live inside both windows, must
+# have the same intervals: counts within 1 each, sums of all of them
+# within 1%. Each instance's buffer takes its own timestamp of the same
+# tracepoint hit, one after the other; under TCG an interrupt between the
+# two writes moves one by up to a millisecond or more (a third, top-level
+# trace showed the same shifts against both), so one thread's sum may
+# differ by 5 ms + 0.5 ms per interval, or 5%.
+both() {
 	cmd=$1
-	$B $cmd --backend=hist --format=json 12 > /tmp/h.json 2> /tmp/h.err &
+	$B $cmd -L --backend=hist --format=json 12 > /tmp/h.json 2> /tmp/h.err &
 	h=$!
-	$B $cmd --backend=ring --format=json 12 > /tmp/r.json 2> /tmp/r.err &
+	$B $cmd -L --backend=ring --format=json 12 > /tmp/r.json 2> /tmp/r.err &
 	r=$!
 	banner /tmp/h.err || fail "$cmd --backend=hist did not start"
 	banner /tmp/r.err || fail "$cmd --backend=ring did not start"
 	load
 	wait $h || { cat /tmp/h.err; fail "$cmd --backend=hist exited"; }
 	wait $r || { cat /tmp/r.err; fail "$cmd --backend=ring exited"; }
-	if $B compare --tolerance 0.1 /tmp/h.json /tmp/r.json > /tmp/cmp.txt; then
-		ok "$cmd: hist and ring agree: $(grep '^distance' /tmp/cmp.txt)"
-	else
-		cat /tmp/cmp.txt; fail "$cmd: hist and ring differ"
-	fi
-	hc=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' /tmp/h.json | head -1)
-	rc=$(sed -n 's/.*"count":\([0-9]*\),"sum".*/\1/p' /tmp/r.json | head -1)
-	echo "   $cmd counts: hist $hc, ring $rc"
-	[ -n "$hc" ] && [ -n "$rc" ] && [ $((hc * 10)) -ge $((rc * 8)) ] && [ $((rc * 10)) -ge $((hc * 8)) ] ||
-		fail "$cmd counts differ: hist $hc ring $rc"
+	$B compare /tmp/h.json /tmp/r.json > /tmp/cmp.txt 2>&1
+	[ $? -le 1 ] || { cat /tmp/cmp.txt; fail "$cmd: compare cannot read the outputs"; }
+	n=0 hsum=0 rsum=0
+	threads /tmp/r.json > /tmp/thr.txt
+	while read -r tid rc rs; do
+		hl=$(tr '{' '\n' < /tmp/h.json | grep "^\"tid\":$tid,")
+		hc=$(echo "$hl" | sed -n 's/.*"count":\([0-9]*\),.*/\1/p')
+		hs=$(echo "$hl" | sed -n 's/.*"sum_ns":\([0-9]*\),.*/\1/p')
+		[ -n "$hc" ] || { fail "$cmd: thread $tid ($rc intervals in ring) missing in hist"; continue; }
+		d=$((hc - rc)); [ $d -lt 0 ] && d=$((-d))
+		ds=$((hs - rs)); [ $ds -lt 0 ] && ds=$((-ds))
+		hsum=$((hsum + hs)); rsum=$((rsum + rs))
+		if [ $d -le 1 ] && { [ $((ds * 20)) -le $rs ] || [ $ds -le $((5000000 + rc * 500000)) ]; }; then
+			n=$((n + 1))
+		else
+			fail "$cmd: thread $tid: hist $hc intervals $hs ns, ring $rc intervals $rs ns"
+			echo "   hist: $hl"
+			echo "   ring: $(tr '{' '\n' < /tmp/r.json | grep "^\"tid\":$tid,")"
+			echo "   ring $(grep -o '"incomplete":{[^}]*}' /tmp/r.json)"
+		fi
+	done < /tmp/thr.txt
+	ds=$((hsum - rsum)); [ $ds -lt 0 ] && ds=$((-ds))
+	[ $((ds * 100)) -le $rsum ] || fail "$cmd: workload sums: hist $hsum ns, ring $rsum ns"
+	[ $n -ge 3 ] && ok "$cmd: hist and ring agree on $n workload threads, sums $hsum / $rsum ns ($(tr '\n' ';' < /tmp/thr.txt))" ||
+		fail "$cmd: only $n workload threads compared"
 }
 
 if [ $HAVE_HIST = 1 ]; then
 	both runq
 	both offcpu
+	# intervals: the kernel's histogram read and cleared at each boundary
+	$B runq --backend=hist --format=json 1 3 > /tmp/i.json 2> /tmp/i.err || fail "runq 1 3 exited: $(cat /tmp/i.err)"
+	ni=$(grep -c '"command":"runq"' /tmp/i.json)
+	nf=$(grep -c '"final":true' /tmp/i.json)
+	[ "$ni" = 3 ] && [ "$nf" = 1 ] && ok "runq --backend=hist 1 3: three reports" ||
+		fail "runq --backend=hist 1 3: $ni reports, $nf final"
 	# per thread, and per-process in the kernel's keys
 	$B runq -L --backend=hist --format=json 1 > /tmp/l.json 2>&1 && grep -q '"tid":' /tmp/l.json &&
 		ok "runq -L in the kernel" || fail "runq -L --backend=hist"
@@ -85,6 +120,17 @@ if [ $HAVE_HIST = 1 ]; then
 	p=$!
 	sleep 1
 	kill -INT $p; kill -INT $p; wait $p
+	# SIGKILL leaves triggers and synthetic events: cleanup removes them
+	$B runq --backend=hist 30 > /dev/null 2> /tmp/k.err &
+	p=$!
+	banner /tmp/k.err || fail "runq --backend=hist did not start"
+	kill -KILL $p; wait $p
+	grep -q "ofr_${p}_lat" $T/synthetic_events && ok "SIGKILL left ofr_${p}_*" ||
+		fail "SIGKILL left no synthetic events (nothing to test)"
+	$B cleanup > /tmp/c.out 2>&1 || fail "cleanup exited $?"
+	grep -q "removed synthetic event ofr_${p}_start" /tmp/c.out &&
+		grep -q "removed instances/offcpu-ftrace.$p" /tmp/c.out &&
+		ok "cleanup: $(tr '\n' ';' < /tmp/c.out)" || fail "cleanup: $(cat /tmp/c.out)"
 fi
 $B runq --backend=ring 1 > /dev/null 2>&1 || fail "runq --backend=ring"
 

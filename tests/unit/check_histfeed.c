@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The hist backend's result files (captured from 6.1 under QEMU) fed into
+ * the analyzer: every entry lands in the floor-log2 slot of its bucket's
+ * low value, per key, with the kernel's exact sums. The expected numbers
+ * come from a scan of the same text here, not from the parser.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyzer.h"
+#include "fixture.h"
+#include "histfeed.h"
+
+#define UNIT 1000	/* the captures used lat.buckets=1000 (usecs) */
+#define MAXK 64
+
+struct expect {
+	int64_t id[MAXK];
+	uint64_t count[MAXK], sum_ns[MAXK], slot[MAXK][HIST_SLOTS];
+	unsigned n;
+	uint64_t hits;
+};
+
+/* "{ pid: 15, lat: ~ 31000-31999 } hitcount: 1  lat: 31319" by sscanf */
+static void scan(const char *text, const char *key, struct expect *x)
+{
+	const char *line = text;
+
+	memset(x, 0, sizeof(*x));
+	while (line && *line) {
+		unsigned long long id = 0, low, high, hits, sum;
+		char name[16];
+		int ok;
+		unsigned k;
+
+		if (key)
+			ok = sscanf(line, "{ %15[a-z_]: %llu, lat: ~ %llu-%llu } hitcount: %llu "
+				    "lat: %llu", name, &id, &low, &high, &hits, &sum) == 6 &&
+			     strcmp(name, key) == 0;
+		else
+			ok = sscanf(line, "{ lat: ~ %llu-%llu } hitcount: %llu lat: %llu",
+				    &low, &high, &hits, &sum) == 4;
+		if (ok) {
+			for (k = 0; k < x->n && x->id[k] != (int64_t)id; k++)
+				;
+			if (k == x->n) {
+				ck_assert_uint_lt(x->n, MAXK);
+				x->id[x->n++] = (int64_t)id;
+			}
+			x->count[k] += hits;
+			x->sum_ns[k] += sum;
+			x->slot[k][hist_slot_of(low / UNIT)] += hits;
+			x->hits += hits;
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	ck_assert_uint_gt(x->hits, 100);
+}
+
+static struct an_cfg cfg(enum an_key key)
+{
+	struct an_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.modes = AN_RUNQ | AN_OFFCPU;
+	c.key = key;
+	c.unit_ns = UNIT;
+	c.pid = c.tid = -1;
+	c.off_state_all = true;
+	c.off_max_ns = UINT64_MAX;
+	c.max_tasks = 64;
+	c.max_groups = 128;
+	return c;
+}
+
+static int fake_comm(int32_t tid, char *buf, size_t len)
+{
+	if (tid == 15)
+		return -1;	/* gone */
+	snprintf(buf, len, "t%d", tid);
+	return 0;
+}
+
+static void check_file(const char *name, const char *key, enum an_key akey, unsigned mode)
+{
+	struct an_cfg c = cfg(akey);
+	struct analyzer an;
+	struct expect x;
+	struct groups *g;
+	char err[256] = "";
+	size_t len;
+	char *text = fixture_read(fixture_path("hist/%s", name), &len);
+	unsigned i, k, s;
+
+	scan(text, key, &x);
+	ck_assert_int_eq(analyzer_init(&an, &c), 0);
+	ck_assert_msg(histfeed(text, len, &an, mode, UNIT, fake_comm, err, sizeof(err)) == 0,
+		      "%s", err);
+	g = mode == AN_RUNQ ? &an.runq.groups : &an.off.groups;
+	ck_assert_uint_eq(g->n, x.n);
+	for (i = 0; i < g->n; i++) {
+		const struct group *gr = g->v[i];
+
+		for (k = 0; k < x.n && x.id[k] != gr->id; k++)
+			;
+		ck_assert_uint_lt(k, x.n);
+		ck_assert_uint_eq(gr->h.count, x.count[k]);
+		ck_assert_uint_eq(gr->h.sum_ns, x.sum_ns[k]);
+		for (s = 0; s < HIST_SLOTS; s++)
+			ck_assert_uint_eq(gr->h.slot[s], x.slot[k][s]);
+		if (akey == KEY_TID && gr->id == 15)
+			ck_assert_str_eq(gr->comm, "");
+		else if (akey == KEY_TID)
+			ck_assert_int_eq(atoi(gr->comm + 1), (int)gr->id);
+	}
+	ck_assert_uint_eq(an.counts.dropped, 0);
+	analyzer_fini(&an);
+	free(text);
+}
+
+START_TEST(test_runq_by_pid)
+{
+	check_file("6.1-runq-pid.hist", "pid", KEY_TID, AN_RUNQ);
+}
+END_TEST
+
+START_TEST(test_runq_by_cpu)
+{
+	check_file("6.1-runq-cpu.hist", "cpu", KEY_CPU, AN_RUNQ);
+}
+END_TEST
+
+START_TEST(test_offcpu_one_group)
+{
+	check_file("6.1-offcpu.hist", NULL, KEY_NONE, AN_OFFCPU);
+}
+END_TEST
+
+/* -p keeps one process's threads; -c needs a name, which gone threads lack */
+START_TEST(test_filters)
+{
+	struct an_cfg c = cfg(KEY_TID);
+	struct analyzer an;
+	char err[256];
+	size_t len;
+	char *text = fixture_read(fixture_path("hist/6.1-runq-pid.hist"), &len);
+
+	snprintf(c.comm, sizeof(c.comm), "t106");
+	ck_assert_int_eq(analyzer_init(&an, &c), 0);
+	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, fake_comm, err, sizeof(err)), 0);
+	ck_assert_uint_eq(an.runq.groups.n, 1);
+	ck_assert_int_eq(an.runq.groups.v[0]->id, 106);
+	analyzer_fini(&an);
+
+	c.comm[0] = '\0';
+	ck_assert_int_eq(analyzer_init(&an, &c), 0);
+	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_gt(an.runq.groups.n, 5);
+	ck_assert_str_eq(an.runq.groups.v[0]->comm, "");
+	analyzer_fini(&an);
+	free(text);
+}
+END_TEST
+
+/* The Dropped count reaches the analyzer; a broken file is an error */
+START_TEST(test_dropped_and_garbage)
+{
+	const char *t = "# event histogram\n#\n# trigger info: hist:keys=lat.buckets=1000:"
+		"vals=hitcount,lat:sort=lat:size=32768 [active]\n#\n\n"
+		"{ lat: ~ 5000-5999 } hitcount:          3  lat:      16000\n\n"
+		"Totals:\n    Hits: 10\n    Entries: 1\n    Dropped: 7\n";
+	struct an_cfg c = cfg(KEY_NONE);
+	struct analyzer an;
+	char err[256] = "";
+
+	ck_assert_int_eq(analyzer_init(&an, &c), 0);
+	ck_assert_int_eq(histfeed(t, strlen(t), &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
+	ck_assert_uint_eq(an.counts.dropped, 7);
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.count, 3);
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.slot[hist_slot_of(5)], 3);
+	ck_assert_int_ne(histfeed("{ lat: ~ 5000-", 14, &an, AN_RUNQ, UNIT, NULL,
+				  err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "histogram"), "%s", err);
+	analyzer_fini(&an);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("histfeed");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_runq_by_pid);
+	tcase_add_test(tc, test_runq_by_cpu);
+	tcase_add_test(tc, test_offcpu_one_group);
+	tcase_add_test(tc, test_filters);
+	tcase_add_test(tc, test_dropped_and_garbage);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
