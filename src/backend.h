@@ -26,6 +26,7 @@ struct trace_req {
 	const int32_t *pids;		/* in-kernel filter: these tids ... */
 	unsigned npids;
 	bool follow_fork;		/* ... and their new threads/children */
+	const char *comm;		/* -c NAME, NULL = any */
 	bool waking;			/* also sched_waking (--compat=perf) */
 	bool fork;			/* also sched_process_fork (follow children) */
 	bool kstack;			/* kernel stacks of switch-outs */

@@ -10,7 +10,9 @@
 /* Why the kernel's hist triggers cannot run a command (info and runs agree) */
 #define NO_HIST_TRIAGE "triage needs every event"
 #define NO_HIST_STACKS "stacks are summed in user space (the ring backend does -K/-U)"
-#define NO_HIST_COMM "-c is matched in user space"
+/* -c names that go into a trigger filter as "NAME"; others stay in user space */
+#define HIST_COMM_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:+@=,% "
+#define NO_HIST_COMM "this -c name has characters kept out of kernel filters"
 #define NO_HIST_CGROUP "--cgroup is checked per thread in user space"
 #define NO_HIST_COMMAND "-- COMMAND follows forks in user space"
 #define NO_HIST_WAKING "--compat=perf needs the first sched_waking"

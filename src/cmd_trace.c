@@ -136,7 +136,22 @@ struct run {
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct symbolizer sym;
+	const int32_t *start_tids;	/* -p: the process's threads at the start */
+	unsigned nstart_tids;
 };
+
+/* /proc first; a thread gone since belongs to -p's process if it had it */
+static int32_t run_tgid(int32_t tid, void *arg)
+{
+	const struct run *r = arg;
+	int32_t tgid = proc_tgid(tid, NULL);
+	unsigned i;
+
+	for (i = 0; tgid < 0 && i < r->nstart_tids; i++)
+		if (r->start_tids[i] == tid)
+			tgid = r->o->pid;
+	return tgid;
+}
 
 /* OFFCPU_FTRACE_DEBUG_TID=N: every event that names thread N, on stderr */
 static void debug_event(const struct run *r, const struct sched_event *ev)
@@ -602,7 +617,7 @@ static const char *hist_unsupported(const struct trace_opts *o)
 		return NO_HIST_TRIAGE;
 	if (o->kstack || o->ustack)
 		return NO_HIST_STACKS;
-	if (o->comm[0])
+	if (o->comm[o->comm[0] ? strspn(o->comm, HIST_COMM_CHARS) : 0])
 		return NO_HIST_COMM;
 	if (o->cgroup)
 		return NO_HIST_CGROUP;
@@ -669,8 +684,8 @@ static int run_trace(const struct trace_opts *o)
 		/* in-kernel pre-filter; the analyzer still checks each tgid */
 		ret = proc_threads(o->pid, &tids);
 		if (ret > 0) {
-			req.pids = tids;
-			req.npids = (unsigned)ret;
+			req.pids = r->start_tids = tids;
+			req.npids = r->nstart_tids = (unsigned)ret;
 			req.follow_fork = true;
 		}
 	} else if (o->tid >= 0) {
@@ -696,6 +711,7 @@ static int run_trace(const struct trace_opts *o)
 		status = EXIT_FAIL;
 		goto out_free;
 	}
+	req.comm = o->comm[0] ? o->comm : NULL;
 	req.waking = o->compat == COMPAT_PERF;
 	req.modes = o->modes;
 	req.key = o->key;
@@ -748,7 +764,8 @@ static int run_trace(const struct trace_opts *o)
 		cfg.cgroup_arg = &r->cg;
 	}
 	cfg.max_stacks = o->max_stacks;
-	cfg.tgid_of = proc_tgid;
+	cfg.tgid_of = run_tgid;
+	cfg.tgid_arg = r;
 	status = state_filter(o, &cfg);
 	if (status >= 0)
 		goto out_close;

@@ -7,8 +7,8 @@
 #include "histfile.h"
 
 int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
-	     uint64_t unit_ns, int (*comm_of)(int32_t tid, char *buf, size_t len),
-	     char *err, size_t errlen)
+	     uint64_t unit_ns, int (*comm_of)(int32_t tid, char *buf, size_t len, void *arg),
+	     void *arg, char *err, size_t errlen)
 {
 	struct histfile *hf = NULL;
 	char msg[256], comm[COMM_LEN] = "";
@@ -41,7 +41,7 @@ int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 			/* the kernel keys by pid only: names of live threads */
 			if (tid > 0 && tid != comm_tid) {
 				comm_tid = tid;
-				if (!comm_of || comm_of(tid, comm, sizeof(comm)))
+				if (!comm_of || comm_of(tid, comm, sizeof(comm), arg))
 					comm[0] = '\0';
 			}
 			analyzer_add_intervals(an, mode, tid, cpu ? (int32_t)cpu->value : -1,

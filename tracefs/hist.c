@@ -71,7 +71,20 @@ struct backend {
 	uint64_t unit_ns;
 	bool paused;		/* the result histogram */
 	char why[768];		/* why start() failed */
+	char comm[COMM_LEN];	/* -c: the kernel kept only these */
 };
+
+/* Thread names for the result: -c's when the kernel filtered by it */
+static int comm_of(int32_t tid, char *buf, size_t len, void *arg)
+{
+	const struct backend *b = arg;
+
+	if (b->comm[0]) {
+		snprintf(buf, len, "%s", b->comm);
+		return 0;
+	}
+	return proc_comm(tid, buf, len);
+}
 
 __attribute__((format(printf, 4, 5)))
 static int errf(char *err, size_t len, int ret, const char *fmt, ...)
@@ -227,11 +240,27 @@ static int trig_cmd(struct backend *b, struct trig *t, const char *suffix)
 }
 
 /*
+ * -t and -c as filter terms on the start triggers (no start, no
+ * interval): " && pid == T && comm == \"NAME\"" with @pid and @comm the
+ * event's field names. -p stays in user space: the kernel cannot follow
+ * a process's new threads into a filter.
+ */
+static void who(const struct trace_req *req, const char *pid, const char *comm,
+		char *out, size_t len)
+{
+	out[0] = '\0';
+	if (req->npids == 1 && !req->follow_fork)
+		snprintf(out, len, " && %s == %d", pid, (int)req->pids[0]);
+	if (req->comm)
+		snprintf(out + strlen(out), len - strlen(out), " && %s == \"%s\"", comm, req->comm);
+}
+
+/*
  * Shared by both modes: a switch-out that passes @out_filter starts an
  * interval (as do the wakeups setup_runq() adds before), the switch-in
- * of the same thread closes it. The start always goes through the
- * <p>start synthetic event: 6.1 refused (EPERM) a sched_switch trigger
- * that matched on a variable of another sched_switch trigger.
+ * of the same thread closes it. Every start goes through the <p>start
+ * synthetic event, so one closing trigger serves all of them and the
+ * last start wins.
  */
 static int close_at_switch_in(struct backend *b, const char *out_filter, const char *in_filter,
 			      char *err, size_t errlen)
@@ -259,9 +288,10 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 {
 	const char *p = b->prefix;
 	uint64_t preempt = b->layout.states.preempt_mask;
-	char runnable[96], idle[24];
+	char runnable[400], idle[24], wk[200];
 	int ret;
 
+	who(req, "pid", "comm", wk, sizeof(wk));
 	/* runqlat.bt counts prev_state == 0 only, and times the idle task */
 	if (req->compat == COMPAT_BPFTRACE) {
 		snprintf(runnable, sizeof(runnable), "prev_state == 0");
@@ -271,13 +301,15 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 			 "prev_state == %llu)", (unsigned long long)preempt);
 		snprintf(idle, sizeof(idle), " if next_pid != 0");
 	}
+	who(req, "prev_pid", "prev_comm", runnable + strlen(runnable),
+	    sizeof(runnable) - strlen(runnable));
 	ret = trig_add(b, "sched/sched_wakeup", 1, err, errlen,
 		       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t).trace(%sstart,pid,$t)"
-		       " if pid != 0", p);
+		       " if pid != 0%s", p, wk);
 	if (!ret && b->layout.id[SEV_WAKEUP_NEW] >= 0)
 		ret = trig_add(b, "sched/sched_wakeup_new", 1, err, errlen,
 			       "hist:keys=pid:t=common_timestamp:clock=mono:onchange($t)"
-			       ".trace(%sstart,pid,$t)", p);
+			       ".trace(%sstart,pid,$t) if pid != 0%s", p, wk);
 	return ret ? ret : close_at_switch_in(b, runnable, idle, err, errlen);
 }
 
@@ -286,7 +318,7 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 {
 	const struct sched_states *st = &b->layout.states;
 	uint64_t dead = sched_states_mask(st, "XZ"), bits = 0;
-	char filter[256];
+	char filter[512];
 	bool r = false;
 
 	/* the filter grammar has "x & m" and "!(...)", not "(x & m) == 0" (EPERM) */
@@ -310,6 +342,7 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 				 " || prev_state == 0 || prev_state == %llu)",
 				 (unsigned long long)st->preempt_mask);
 	}
+	who(req, "prev_pid", "prev_comm", filter + strlen(filter), sizeof(filter) - strlen(filter));
 	return close_at_switch_in(b, filter, "", err, errlen);
 }
 
@@ -341,6 +374,7 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 		return errf(err, errlen, -ENOMEM, "hist backend");
 	b->modes = req->modes;
 	b->key = req->key;
+	snprintf(b->comm, sizeof(b->comm), "%s", req->comm ? req->comm : "");
 	b->unit_ns = req->unit_ns ? req->unit_ns : 1000;
 	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
@@ -513,7 +547,7 @@ static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_
 	tracefs_put_tracing_file(path);
 	if (!text)
 		return errf(err, errlen, -errno, "cannot read the %s hist file", res->event);
-	ret = histfeed(text, len, an, mode, b->unit_ns, proc_comm, err, errlen);
+	ret = histfeed(text, len, an, mode, b->unit_ns, comm_of, b, err, errlen);
 	free(text);
 	if (!ret)
 		an->counts.dropped += maps_dropped(b);

@@ -17,6 +17,8 @@
 #define UNIT 1000	/* the captures used lat.buckets=1000 (usecs) */
 #define MAXK 64
 
+static int an_arg;
+
 struct expect {
 	int64_t id[MAXK];
 	uint64_t count[MAXK], sum_ns[MAXK], slot[MAXK][HIST_SLOTS];
@@ -77,8 +79,9 @@ static struct an_cfg cfg(enum an_key key)
 	return c;
 }
 
-static int fake_comm(int32_t tid, char *buf, size_t len)
+static int fake_comm(int32_t tid, char *buf, size_t len, void *arg)
 {
+	ck_assert_ptr_eq(arg, &an_arg);
 	if (tid == 15)
 		return -1;	/* gone */
 	snprintf(buf, len, "t%d", tid);
@@ -98,7 +101,7 @@ static void check_file(const char *name, const char *key, enum an_key akey, unsi
 
 	scan(text, key, &x);
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_msg(histfeed(text, len, &an, mode, UNIT, fake_comm, err, sizeof(err)) == 0,
+	ck_assert_msg(histfeed(text, len, &an, mode, UNIT, fake_comm, &an_arg, err, sizeof(err)) == 0,
 		      "%s", err);
 	g = mode == AN_RUNQ ? &an.runq.groups : &an.off.groups;
 	ck_assert_uint_eq(g->n, x.n);
@@ -151,14 +154,14 @@ START_TEST(test_filters)
 
 	snprintf(c.comm, sizeof(c.comm), "t106");
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, fake_comm, err, sizeof(err)), 0);
+	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, fake_comm, &an_arg, err, sizeof(err)), 0);
 	ck_assert_uint_eq(an.runq.groups.n, 1);
 	ck_assert_int_eq(an.runq.groups.v[0]->id, 106);
 	analyzer_fini(&an);
 
 	c.comm[0] = '\0';
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(histfeed(text, len, &an, AN_RUNQ, UNIT, NULL, &an_arg, err, sizeof(err)), 0);
 	ck_assert_uint_gt(an.runq.groups.n, 5);
 	ck_assert_str_eq(an.runq.groups.v[0]->comm, "");
 	analyzer_fini(&an);
@@ -178,11 +181,11 @@ START_TEST(test_dropped_and_garbage)
 	char err[256] = "";
 
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(histfeed(t, strlen(t), &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(histfeed(t, strlen(t), &an, AN_RUNQ, UNIT, NULL, &an_arg, err, sizeof(err)), 0);
 	ck_assert_uint_eq(an.counts.dropped, 7);
 	ck_assert_uint_eq(an.runq.groups.v[0]->h.count, 3);
 	ck_assert_uint_eq(an.runq.groups.v[0]->h.slot[hist_slot_of(5)], 3);
-	ck_assert_int_ne(histfeed("{ lat: ~ 5000-", 14, &an, AN_RUNQ, UNIT, NULL,
+	ck_assert_int_ne(histfeed("{ lat: ~ 5000-", 14, &an, AN_RUNQ, UNIT, NULL, NULL,
 				  err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "histogram"), "%s", err);
 	analyzer_fini(&an);

@@ -103,6 +103,9 @@ both() {
 if [ $HAVE_HIST = 1 ]; then
 	both runq
 	both offcpu
+	both "offcpu -c workload --state S"	# -c and --state in the trigger filters
+	$B runq --backend=hist -t 1 0.5 > /dev/null 2> /tmp/t.err && ok "runq -t in the kernel" ||
+		fail "runq --backend=hist -t 1: $(cat /tmp/t.err)"
 	# intervals: the kernel's histogram read and cleared at each boundary
 	$B runq --backend=hist --format=json 1 3 > /tmp/i.json 2> /tmp/i.err || fail "runq 1 3 exited: $(cat /tmp/i.err)"
 	ni=$(grep -c '"command":"runq"' /tmp/i.json)
