@@ -615,6 +615,26 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 	hist_add_n(&g->h, v, n, sum_ns);
 }
 
+void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
+			   const uint64_t *frames, uint32_t depth, uint64_t n, uint64_t sum_ns)
+{
+	int32_t tgid = -2;
+	int64_t id = tid;
+	uint32_t k;
+
+	if (!an->cfg.stacks || (tid > 0 && !task_wanted(an, tid, comm, &tgid)))
+		return;
+	if (an->cfg.key == KEY_PID) {
+		if (tgid == -2)
+			tgid = tid > 0 ? tgid_lookup(an, tid) : -1;
+		id = tgid >= 0 ? tgid : tid;
+	}
+	k = depth ? stacktab_intern(&an->kstacks, frames, depth) : 0;
+	if (!k)
+		an->counts.no_stack += n;
+	stackagg_add_n(&an->agg, id, tgid < 0 ? -1 : tgid, comm, k, 0, n, sum_ns);
+}
+
 void analyzer_finish(struct analyzer *an)
 {
 	uint32_t i;

@@ -141,6 +141,13 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
  */
 void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
 			    const char *comm, uint64_t v, uint64_t n, uint64_t sum_ns);
+/*
+ * Aggregating backends, offcpu -K: @n off-CPU intervals of thread @tid
+ * summing to @sum_ns, all switched out at kernel stack @frames (innermost
+ * first; a backend's own frame tokens, named by its symbolizer).
+ */
+void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
+			   const uint64_t *frames, uint32_t depth, uint64_t n, uint64_t sum_ns);
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);
 /* Start a new reporting interval: histograms and counters cleared, pending

@@ -78,6 +78,11 @@ struct backend_ops {
 	 * the next one. Streaming backends leave this NULL and feed events.
 	 */
 	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
+	/*
+	 * optional: the name of a kernel frame token the backend gave the
+	 * analyzer (aggregating backends); 0, or -ENOENT with a raw form
+	 */
+	int (*kframe)(struct backend *b, uint64_t token, char *buf, size_t len);
 	/* optional: why the last start() or stop() failed, in words */
 	const char *(*why)(struct backend *b);
 	/*

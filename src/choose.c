@@ -34,6 +34,8 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 	else
 		snprintf(ring_why, sizeof(ring_why), "tracefs at %s is writable", c->dir);
 	/* hist: in-kernel aggregation, when the kernel and the command allow */
+	if (no_hist && !strcmp(no_hist, NO_HIST_KSTACK) && c->synth_stack && c->stack_key)
+		no_hist = NULL;		/* offcpu -K in the kernel (6.3+) */
 	hist_ok = ring_ok && c->hist && c->synth && !no_hist;
 	/* perf needs the format files (readable) and the permission */
 	perf_ok = pc.allowed && c->found && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP];

@@ -9,7 +9,9 @@
 
 /* Why the kernel's hist triggers cannot run a command (info and runs agree) */
 #define NO_HIST_TRIAGE "triage needs every event"
-#define NO_HIST_STACKS "stacks are summed in user space (the ring backend does -K/-U)"
+#define NO_HIST_STACKS "user stacks are read in user space (the ring backend does -U)"
+/* not a refusal where the kernel passes stacks through synthetic events */
+#define NO_HIST_KSTACK "this kernel cannot pass stacks through synthetic events (6.3+)"
 /* -c names that go into a trigger filter as "NAME"; others stay in user space */
 #define HIST_COMM_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:+@=,% "
 #define NO_HIST_COMM "this -c name has characters kept out of kernel filters"

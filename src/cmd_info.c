@@ -41,7 +41,7 @@ static const struct {
 } scenarios[] = {
 	{ "runq", NULL },
 	{ "offcpu", NULL },
-	{ "offcpu -K", NO_HIST_STACKS },
+	{ "offcpu -K", NO_HIST_KSTACK },
 	{ "triage", NO_HIST_TRIAGE },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))

@@ -197,13 +197,24 @@ static int usym_name(void *arg, int32_t tgid, uint64_t addr, char *buf, size_t l
 	return usyms_format(arg, tgid, addr, buf, len);
 }
 
+/* An aggregating backend names its own kernel frames (the kernel did) */
+static int backend_kframe(void *arg, uint64_t token, char *buf, size_t len)
+{
+	const struct run *r = arg;
+
+	return r->ops->kframe(r->b, token, buf, len);
+}
+
 /* Symbol tables for -K/-U; a notice when the kernel hides addresses. */
 static int setup_symbols(struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	int ret;
 
-	if (o->kstack) {
+	if (o->kstack && r->ops->kframe) {
+		r->sym.kernel = backend_kframe;
+		r->sym.karg = r;
+	} else if (o->kstack) {
 		ret = ksyms_load(&r->ksyms, "/proc/kallsyms");
 		if (ret) {
 			err_msg("cannot read /proc/kallsyms: %s", strerror(-ret));
@@ -220,8 +231,10 @@ static int setup_symbols(struct run *r)
 			return EXIT_FAIL;
 		}
 	}
-	r->sym.kernel = ksym_name;
-	r->sym.karg = r->ksyms;
+	if (!r->sym.kernel) {
+		r->sym.kernel = ksym_name;
+		r->sym.karg = r->ksyms;
+	}
 	r->sym.user = usym_name;
 	r->sym.uarg = r->usyms;
 	return -1;
@@ -615,8 +628,10 @@ static const char *hist_unsupported(const struct trace_opts *o)
 {
 	if (o->triage)
 		return NO_HIST_TRIAGE;
-	if (o->kstack || o->ustack)
+	if (o->ustack || (o->kstack && !(o->modes & AN_OFFCPU)))
 		return NO_HIST_STACKS;
+	if (o->kstack)
+		return NO_HIST_KSTACK;	/* only where the kernel passes stacks */
 	if (o->comm[o->comm[0] ? strspn(o->comm, HIST_COMM_CHARS) : 0])
 		return NO_HIST_COMM;
 	if (o->cgroup)

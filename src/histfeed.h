@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The hist backend's result: the text of the kernel's hist file of the
- * <p>lat synthetic event (keys [pid|cpu,]lat.buckets=UNIT, vals hitcount
- * and lat, the sum) fed into the analyzer as counted intervals.
+ * <p>lat synthetic event fed into the analyzer. Histogram entries (keys
+ * [pid|cpu,]lat.buckets=UNIT, vals hitcount and lat, the sum) become
+ * counted intervals; stack entries (keys pid,stack.stacktrace, vals
+ * hitcount and lat) become off-CPU time by kernel stack.
  */
 #ifndef OFFCPU_HISTFEED_H
 #define OFFCPU_HISTFEED_H
@@ -12,15 +14,22 @@
 
 struct analyzer;
 
+struct histfeed_ops {
+	/* the name of thread @tid into @buf: 0, or nonzero when unknown */
+	int (*comm_of)(int32_t tid, char *buf, size_t len, void *arg);
+	/* a token for a frame as the kernel prints it ("func+0x1f/0x80"); 0 = none */
+	uint64_t (*frame)(const char *text, void *arg);
+	void *arg;
+};
+
 /*
- * Feed @len bytes of hist file @text to @an as intervals of @mode
- * (AN_RUNQ or AN_OFFCPU), values in buckets of @unit_ns. @comm_of names a
- * thread (0 on success; may be NULL), called with @arg. The kernel's "Dropped" count is
- * added to an->counts.dropped. Returns 0, or a negative errno with a
- * message in @err.
+ * Feed @len bytes of hist file @text to @an: intervals of @mode (AN_RUNQ
+ * or AN_OFFCPU), values in buckets of @unit_ns. @ops may be NULL (no
+ * names, no stacks). The kernel's "Dropped" counts are added to
+ * an->counts.dropped. Returns 0, or a negative errno with a message in
+ * @err.
  */
 int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
-	     uint64_t unit_ns, int (*comm_of)(int32_t tid, char *buf, size_t len, void *arg),
-	     void *arg, char *err, size_t errlen);
+	     uint64_t unit_ns, const struct histfeed_ops *ops, char *err, size_t errlen);
 
 #endif

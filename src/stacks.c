@@ -151,6 +151,12 @@ void stackagg_clear(struct stackagg *a)
 void stackagg_add(struct stackagg *a, int64_t id, int32_t tgid, const char *comm,
 		  uint32_t kstack, uint32_t ustack, uint64_t ns)
 {
+	stackagg_add_n(a, id, tgid, comm, kstack, ustack, 1, ns);
+}
+
+void stackagg_add_n(struct stackagg *a, int64_t id, int32_t tgid, const char *comm,
+		    uint32_t kstack, uint32_t ustack, uint64_t n, uint64_t ns)
+{
 	uint32_t i;
 	struct stackagg_ent *e;
 
@@ -164,7 +170,7 @@ void stackagg_add(struct stackagg *a, int64_t id, int32_t tgid, const char *comm
 			goto found;
 	}
 	if (a->n == a->cap) {
-		a->overflow++;
+		a->overflow += n;
 		a->overflow_ns += ns;
 		return;
 	}
@@ -180,7 +186,7 @@ found:
 		memcpy(e->comm, comm, COMM_LEN);
 	if (tgid >= 0)
 		e->tgid = tgid;
-	e->count++;
+	e->count += n;
 	e->total_ns += ns;
 }
 

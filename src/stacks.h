@@ -55,6 +55,9 @@ void stackagg_fini(struct stackagg *a);
 void stackagg_clear(struct stackagg *a);
 void stackagg_add(struct stackagg *a, int64_t id, int32_t tgid, const char *comm,
 		  uint32_t kstack, uint32_t ustack, uint64_t ns);
+/* @n intervals summing to @ns at once (an in-kernel aggregate). */
+void stackagg_add_n(struct stackagg *a, int64_t id, int32_t tgid, const char *comm,
+		    uint32_t kstack, uint32_t ustack, uint64_t n, uint64_t ns);
 /* Sort v by total, largest first (the index is rebuilt). */
 void stackagg_sort(struct stackagg *a);
 

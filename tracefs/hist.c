@@ -72,6 +72,9 @@ struct backend {
 	bool paused;		/* the result histogram */
 	char why[768];		/* why start() failed */
 	char comm[COMM_LEN];	/* -c: the kernel kept only these */
+	char stack_key[32];	/* offcpu -K: "common_stacktrace" or "stacktrace" */
+	char **frames;		/* -K: distinct frame names; token = index + 1 */
+	uint32_t nframes, cap_frames;
 };
 
 /* Thread names for the result: -c's when the kernel filtered by it */
@@ -84,6 +87,47 @@ static int comm_of(int32_t tid, char *buf, size_t len, void *arg)
 		return 0;
 	}
 	return proc_comm(tid, buf, len);
+}
+
+/*
+ * -K: the kernel prints frames as "func+0x61f/0xbe0 [module]"; keep
+ * "func [module]" as ksyms_format() would, once, and hand out its index.
+ */
+static uint64_t frame_token(const char *text, void *arg)
+{
+	struct backend *b = arg;
+	const char *plus = strchr(text, '+'), *mod = strchr(text, '[');
+	char name[256];
+	uint32_t i;
+
+	snprintf(name, sizeof(name), "%.*s%s%s", (int)(plus ? (size_t)(plus - text) :
+		 strcspn(text, " ")), text, mod ? " " : "", mod ? mod : "");
+	for (i = 0; i < b->nframes; i++)	/* a few hundred names at most */
+		if (!strcmp(b->frames[i], name))
+			return i + 1;
+	if (b->nframes == b->cap_frames) {
+		uint32_t cap = b->cap_frames ? 2 * b->cap_frames : 256;
+		char **v = realloc(b->frames, cap * sizeof(*v));
+
+		if (!v)
+			return 0;
+		b->frames = v;
+		b->cap_frames = cap;
+	}
+	b->frames[b->nframes] = strdup(name);
+	if (!b->frames[b->nframes])
+		return 0;
+	return ++b->nframes;
+}
+
+static int hist_kframe(struct backend *b, uint64_t token, char *buf, size_t len)
+{
+	if (token == 0 || token > b->nframes) {
+		snprintf(buf, len, "[unknown]");
+		return -ENOENT;
+	}
+	snprintf(buf, len, "%s", b->frames[token - 1]);
+	return 0;
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -343,6 +387,22 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 				 (unsigned long long)st->preempt_mask);
 	}
 	who(req, "prev_pid", "prev_comm", filter + strlen(filter), sizeof(filter) - strlen(filter));
+	if (req->kstack) {
+		/*
+		 * The stack rides in a variable from the switch-out to the
+		 * switch-in (6.3+), matched on the same event.
+		 */
+		int ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+				   "hist:keys=prev_pid:ts0=common_timestamp,st0=%s:clock=mono if %s",
+				   b->stack_key, filter);
+
+		if (!ret)
+			ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
+				       "hist:keys=next_pid:lat=common_timestamp-$ts0,s=$st0:clock=mono"
+				       ":onmatch(sched.sched_switch).trace(%slat,next_pid,$lat,$s)"
+				       " if next_pid != 0", b->prefix);
+		return ret;
+	}
 	return close_at_switch_in(b, filter, "", err, errlen);
 }
 
@@ -350,6 +410,7 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 static int setup_result(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
 {
 	char ev[64], key[16], range[96] = "";
+	int ret;
 
 	snprintf(ev, sizeof(ev), "synthetic/%slat", b->prefix);
 	snprintf(key, sizeof(key), "%s", b->key == KEY_CPU ? "cpu," : b->key == KEY_NONE &&
@@ -357,8 +418,13 @@ static int setup_result(struct backend *b, const struct trace_req *req, char *er
 	if ((req->modes & AN_OFFCPU) && (req->off_min_ns || req->off_max_ns != UINT64_MAX))
 		snprintf(range, sizeof(range), " if lat >= %llu && lat <= %llu",
 			 (unsigned long long)req->off_min_ns, (unsigned long long)req->off_max_ns);
-	return trig_add(b, ev, 2, err, errlen, "hist:keys=%slat.buckets=%llu:vals=hitcount,lat"
-			":sort=lat:size=" HIST_SIZE "%s", key, (unsigned long long)b->unit_ns, range);
+	ret = trig_add(b, ev, 2, err, errlen, "hist:keys=%slat.buckets=%llu:vals=hitcount,lat"
+		       ":sort=lat:size=" HIST_SIZE "%s", key, (unsigned long long)b->unit_ns, range);
+	/* -K: time by (thread, kernel stack), in the same hist file */
+	if (!ret && req->kstack)
+		ret = trig_add(b, ev, 2, err, errlen, "hist:keys=pid,stack.stacktrace"
+			       ":vals=hitcount,lat:sort=lat.descending:size=" HIST_SIZE "%s", range);
+	return ret;
 }
 
 static int hist_open(struct backend **out, const struct trace_req *req, char *err, size_t errlen)
@@ -388,6 +454,16 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 		snprintf(err, errlen, "the hist backend cannot run: %s", !caps->writable ?
 			 "tracefs is not writable" : "this kernel has no hist triggers or "
 			 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)");
+	else if (req->ustack || (req->kstack && (!caps->synth_stack || !caps->stack_key ||
+						 !(req->modes & AN_OFFCPU)))) {
+		ret = -EOPNOTSUPP;
+		snprintf(err, errlen, "the hist backend cannot run: %s", req->ustack ?
+			 "user stacks are read in user space (use --backend=ring)" :
+			 "this kernel cannot pass stacks through synthetic events (6.3+; "
+			 "use --backend=ring)");
+	} else if (caps->stack_key) {
+		snprintf(b->stack_key, sizeof(b->stack_key), "%s", caps->stack_key);
+	}
 	free(caps);
 	if (ret)
 		return ret;
@@ -422,8 +498,9 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 	tfs_inst_write(b->inst, "tracing_on", "0");
 	if (tfs_inst_write(b->inst, "trace_clock", "mono"))
 		tfs_inst_write(b->inst, "trace_clock", "global");
-	if ((ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen)) ||
-	    (ret = synth_add(b, "lat", "pid_t pid; u64 lat", err, errlen)))
+	if ((!req->kstack && (ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen))) ||
+	    (ret = synth_add(b, "lat", req->kstack ? "pid_t pid; u64 lat; unsigned long[] stack" :
+			     "pid_t pid; u64 lat", err, errlen)))
 		return ret;
 	ret = (req->modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
 	      setup_offcpu(b, req, err, errlen);
@@ -442,6 +519,18 @@ static struct trig *result_trig(struct backend *b)
 	return NULL;
 }
 
+/* :pause, :cont or :clear every result histogram */
+static int results_cmd(struct backend *b, const char *suffix)
+{
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; i < b->ntrig && !ret; i++)
+		if (b->trig[i].result && b->trig[i].written)
+			ret = trig_cmd(b, &b->trig[i], suffix);
+	return ret;
+}
+
 /*
  * The window opens by writing the entry triggers (the first time) or by
  * continuing the result histogram, and closes by pausing it.
@@ -456,7 +545,7 @@ static int hist_start(struct backend *b)
 		if (b->trig[i].entry && !b->trig[i].written)
 			ret = trig_write(b, &b->trig[i], b->why, sizeof(b->why));
 	if (!ret && b->paused) {
-		ret = trig_cmd(b, result_trig(b), ":cont");
+		ret = results_cmd(b, ":cont");
 		b->paused = !!ret;
 	}
 	return ret;
@@ -469,7 +558,7 @@ static const char *hist_why(struct backend *b)
 
 static int hist_stop(struct backend *b)
 {
-	int ret = trig_cmd(b, result_trig(b), ":pause");
+	int ret = results_cmd(b, ":pause");
 
 	if (!ret)
 		b->paused = true;
@@ -531,6 +620,7 @@ static uint64_t maps_dropped(struct backend *b)
 /* Read the result histogram into @an, then clear it for the next interval. */
 static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_t errlen)
 {
+	struct histfeed_ops ops = { .comm_of = comm_of, .frame = frame_token, .arg = b };
 	struct trig *res = result_trig(b);
 	unsigned mode = (b->modes & AN_RUNQ) ? AN_RUNQ : AN_OFFCPU;
 	char rel[160], *path, *text;
@@ -547,11 +637,11 @@ static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_
 	tracefs_put_tracing_file(path);
 	if (!text)
 		return errf(err, errlen, -errno, "cannot read the %s hist file", res->event);
-	ret = histfeed(text, len, an, mode, b->unit_ns, comm_of, b, err, errlen);
+	ret = histfeed(text, len, an, mode, b->unit_ns, &ops, err, errlen);
 	free(text);
 	if (!ret)
 		an->counts.dropped += maps_dropped(b);
-	return ret ? ret : trig_cmd(b, res, ":clear");
+	return ret ? ret : results_cmd(b, ":clear");
 }
 
 static const char *hist_clock(struct backend *b, bool *is_mono)
@@ -597,6 +687,9 @@ static int hist_close(struct backend *b, char *err, size_t errlen)
 		free(b->trig[i].base);
 		free(b->trig[i].filter);
 	}
+	for (i = 0; i < b->nframes; i++)
+		free(b->frames[i]);
+	free(b->frames);
 	if (b->layout_ok)
 		fmt_fini(&b->layout);
 	if (failed)
@@ -618,6 +711,7 @@ const struct backend_ops hist_backend_ops = {
 	.states = hist_states,
 	.events = hist_events,
 	.collect = hist_collect,
+	.kframe = hist_kframe,
 	.why = hist_why,
 	.close = hist_close,
 };

@@ -6,6 +6,9 @@
 #  - runq and offcpu with --backend=hist (where the kernel has hist
 #    triggers) and --backend=ring, run at the same time on the same
 #    workload, count the same intervals for each of its threads;
+#  - offcpu -K in the kernel where it passes stacks through synthetic
+#    events (6.12): the same off-CPU time per workload thread as the ring
+#    backend's, under the nanosleep stack;
 #  - auto picks ring on 5.10 and hist on 6.1/6.12; offcpu -K falls back to
 #    the ring backend with a notice;
 #  - afterwards tracefs has no instances, synthetic events or triggers.
@@ -26,7 +29,10 @@ grep -q '^hist triggers: *yes' /tmp/info.txt && grep -q '^synthetic events: *yes
 if grep -q 'hist trigger' $T/README; then [ $HAVE_HIST = 1 ] || fail "info misses hist triggers"; fi
 if [ $HAVE_HIST = 1 ]; then
 	grep -q '^backend runq: *hist' /tmp/info.txt && ok "auto picks hist for runq" || fail "auto does not pick hist"
-	grep -q '^backend offcpu -K: *ring' /tmp/info.txt && ok "offcpu -K falls back to ring" || fail "offcpu -K backend"
+	KSTACK=ring
+	grep -q '^stacks in synthetic: *yes' /tmp/info.txt && KSTACK=hist
+	grep -q "^backend offcpu -K: *$KSTACK" /tmp/info.txt && ok "offcpu -K: $KSTACK backend" ||
+		fail "offcpu -K backend is not $KSTACK"
 else
 	grep -q '^backend runq: *ring' /tmp/info.txt && ok "auto picks ring" || fail "auto does not pick ring"
 	$B runq --backend=hist 0.2 > /dev/null 2> /tmp/e && fail "--backend=hist worked without hist triggers"
@@ -39,7 +45,7 @@ load() {	# spinners and sleepers, well inside the windows (TCG is slow)
 	wait
 }
 
-banner() {	# wait until a run says tracing is on
+banner() {	# wait until a run says tracing is on (callers start on a new file)
 	i=0
 	while ! grep -q "Hit Ctrl-C" "$1" 2>/dev/null; do
 		i=$((i + 1)); [ $i -gt 300 ] && return 1
@@ -64,6 +70,7 @@ threads() {	# threads FILE: "tid count sum_ns" of the workload's threads
 # differ by 5 ms + 0.5 ms per interval, or 5%.
 both() {
 	cmd=$1
+	rm -f /tmp/h.err /tmp/r.err
 	$B $cmd -L --backend=hist --format=json 12 > /tmp/h.json 2> /tmp/h.err &
 	h=$!
 	$B $cmd -L --backend=ring --format=json 12 > /tmp/r.json 2> /tmp/r.err &
@@ -100,6 +107,45 @@ both() {
 		fail "$cmd: only $n workload threads compared"
 }
 
+stack_sums() {	# FILE [COMM]: "tid count total_ns" summed over each thread's stacks
+	tr '{' '\n' < "$1" | grep "\"comm\":\"$2" | grep '"total_ns"' |
+		sed 's/.*"tid":\([0-9]*\),.*"count":\([0-9]*\),"total":[0-9]*,"total_ns":\([0-9]*\).*/\1 \2 \3/' |
+		awk '{ c[$1] += $2; s[$1] += $3 } END { for (t in c) print t, c[t], s[t] }'
+}
+
+# offcpu -K, hist and ring at once: per workload thread the same count
+# and time (as both() allows), and the nanosleep stack in the kernel's
+kstacks() {
+	rm -f /tmp/h.err /tmp/r.err
+	$B offcpu -K -L --backend=hist --format=json 12 > /tmp/h.json 2> /tmp/h.err &
+	h=$!
+	$B offcpu -K -L --backend=ring --format=json 12 > /tmp/r.json 2> /tmp/r.err &
+	r=$!
+	banner /tmp/h.err || fail "offcpu -K --backend=hist did not start: $(cat /tmp/h.err)"
+	banner /tmp/r.err || fail "offcpu -K --backend=ring did not start"
+	$W sleep 30 40 > /dev/null
+	wait $h || fail "offcpu -K --backend=hist exited: $(cat /tmp/h.err)"
+	wait $r || fail "offcpu -K --backend=ring exited"
+	grep -q '"frames":\[[^]]*nanosleep' /tmp/h.json && ok "hist -K: a nanosleep stack" ||
+		fail "hist -K: no nanosleep stack: $(head -c 600 /tmp/h.json)"
+	stack_sums /tmp/r.json workload > /tmp/rs.txt	# names of gone threads: ring only
+	n=0
+	while read -r tid rc rs; do
+		hl=$(stack_sums /tmp/h.json | grep "^$tid ")
+		hc=$(echo "$hl" | cut -d' ' -f2); hs=$(echo "$hl" | cut -d' ' -f3)
+		[ -n "$hc" ] || { fail "hist -K: thread $tid missing"; continue; }
+		d=$((hc - rc)); [ $d -lt 0 ] && d=$((-d))
+		ds=$((hs - rs)); [ $ds -lt 0 ] && ds=$((-ds))
+		if [ $d -le 1 ] && { [ $((ds * 20)) -le $rs ] || [ $ds -le $((5000000 + rc * 500000)) ]; }; then
+			n=$((n + 1))
+		else
+			fail "-K thread $tid: hist $hc intervals $hs ns, ring $rc intervals $rs ns"
+		fi
+	done < /tmp/rs.txt
+	[ $n -ge 2 ] && ok "offcpu -K: hist and ring agree on $n workload threads ($(tr '\n' ';' < /tmp/rs.txt))" ||
+		fail "offcpu -K: only $n workload threads compared"
+}
+
 if [ $HAVE_HIST = 1 ]; then
 	both runq
 	both offcpu
@@ -116,17 +162,23 @@ if [ $HAVE_HIST = 1 ]; then
 	$B runq -L --backend=hist --format=json 1 > /tmp/l.json 2>&1 && grep -q '"tid":' /tmp/l.json &&
 		ok "runq -L in the kernel" || fail "runq -L --backend=hist"
 	$B offcpu -K 0.5 > /dev/null 2> /tmp/k.err || fail "offcpu -K exited"
-	grep -q 'using the ring backend, not the kernel' /tmp/k.err && ok "offcpu -K notice: $(cat /tmp/k.err | head -1)" ||
-		fail "no fallback notice for -K: $(cat /tmp/k.err)"
+	if [ $KSTACK = ring ]; then
+		grep -q 'using the ring backend, not the kernel' /tmp/k.err && ok "offcpu -K notice: $(head -1 /tmp/k.err)" ||
+			fail "no fallback notice for -K: $(cat /tmp/k.err)"
+	else
+		grep -q 'backend hist' /tmp/k.err && ok "offcpu -K in the kernel" || fail "offcpu -K: $(cat /tmp/k.err)"
+		kstacks
+	fi
 	# a second signal mid-window still removes everything
 	$B runq --backend=hist 30 > /dev/null 2>&1 &
 	p=$!
 	sleep 1
 	kill -INT $p; kill -INT $p; wait $p
 	# SIGKILL leaves triggers and synthetic events: cleanup removes them
-	$B runq --backend=hist 30 > /dev/null 2> /tmp/k.err &
+	rm -f /tmp/kill.err
+	$B runq --backend=hist 30 > /dev/null 2> /tmp/kill.err &
 	p=$!
-	banner /tmp/k.err || fail "runq --backend=hist did not start"
+	banner /tmp/kill.err || fail "runq --backend=hist did not start"
 	kill -KILL $p; wait $p
 	grep -q "ofr_${p}_lat" $T/synthetic_events && ok "SIGKILL left ofr_${p}_*" ||
 		fail "SIGKILL left no synthetic events (nothing to test)"

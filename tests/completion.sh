@@ -1,0 +1,55 @@
+#!/bin/bash
+# The bash completion: commands, each command's options (from its --help),
+# option values, and -- COMMAND. Runs without the bash-completion package.
+srcdir=${srcdir:-.}
+builddir=${builddir:-.}
+PATH="$builddir:$PATH"
+command -v offcpu-ftrace > /dev/null || { echo "SKIP: offcpu-ftrace not built"; exit 77; }
+# shellcheck source=../completion/offcpu-ftrace
+. "$srcdir/completion/offcpu-ftrace" || exit 1
+fails=0
+
+complete_line() {	# the words of a command line, the last one being completed
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_offcpu_ftrace
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '
+}
+
+expect() {	# expect "WORDS..." -- line...: every WORD is offered
+	local want=$1 got w
+	shift
+	got=" $(complete_line "$@")"
+	for w in $want; do
+		case $got in
+		*" $w "*) ;;
+		*) echo "FAIL: '$*' does not offer '$w' (offered:$got)"; fails=$((fails + 1)) ;;
+		esac
+	done
+}
+
+expect_not() {
+	local bad=$1 got
+	shift
+	got=" $(complete_line "$@")"
+	case $got in
+	*" $bad "*) echo "FAIL: '$*' offers '$bad'"; fails=$((fails + 1)) ;;
+	esac
+}
+
+expect "runq offcpu triage info compare cleanup" offcpu-ftrace ""
+expect "runq" offcpu-ftrace ru
+expect "--backend --compat --pid --interval" offcpu-ftrace runq --
+expect "--kernel-stacks --state --folded" offcpu-ftrace offcpu --
+expect_not "--kernel-stacks" offcpu-ftrace runq --
+expect "--dry-run --tracefs" offcpu-ftrace cleanup --
+expect "auto hist ring perf" offcpu-ftrace runq --backend ""
+expect "openmetrics" offcpu-ftrace runq --format o
+expect "bpftrace bcc kernel json" offcpu-ftrace compare --format-a ""
+expect "bcc bpftrace perf" offcpu-ftrace runq -L --compat ""
+expect "$$" offcpu-ftrace offcpu -p "$$"
+expect "bash" offcpu-ftrace runq -L -- bas
+expect_not "runq" offcpu-ftrace runq -L -- ru
+[ $fails = 0 ] && echo "completion: all offered"
+[ $fails = 0 ]
