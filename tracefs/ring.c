@@ -51,6 +51,7 @@ struct ring_cpu {
 struct backend {
 	struct tfs_undo_list undo;
 	struct tracefs_instance *inst;
+	bool borrowed;		/* OFFCPU_FTRACE_RING_INSTANCE: not ours to remove */
 	char root[PATH_MAX];
 	struct sched_layout layout;
 	bool layout_ok;
@@ -338,6 +339,74 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 	return page_cursor_init(&b->scratch, &b->layout);
 }
 
+static int open_on_fd(struct backend *b, char *err, size_t errlen)
+{
+	char *path = tracefs_instance_get_file(b->inst, "tracing_on");
+	int ret;
+
+	if (!path)
+		return errf(err, errlen, -ENOMEM, "%s", "tracing_on");
+	b->on_fd = open(path, O_WRONLY | O_CLOEXEC);
+	ret = -errno;
+	tracefs_put_tracing_file(path);
+	if (b->on_fd < 0)
+		return errf(err, errlen, ret, "cannot open tracing_on");
+	return 0;
+}
+
+/*
+ * For tests only (tests/vm/hist_check.sh): read the sched events of an
+ * existing instance, the hist backend's, so that its triggers and this
+ * analyzer see one event stream with the same timestamps. Every write is
+ * undone at close (events off, overwrite back on, tracing off); the
+ * instance stays. Its clock and buffer size are left as they are.
+ */
+static int borrow_open(struct backend *b, const struct trace_req *req, const char *name,
+		       char *err, size_t errlen)
+{
+	static const char *const events[] = {
+		"events/sched/sched_switch/enable",
+		"events/sched/sched_wakeup/enable",
+		"events/sched/sched_wakeup_new/enable",
+	};
+	char buf[64], *path;
+	unsigned i;
+	int ret;
+
+	if (tracefs_set_tracing_dir(b->root) || !tracefs_instance_exists(name))
+		return errf(err, errlen, -ENOENT, "no instance %s to read", name);
+	b->inst = tracefs_instance_alloc(NULL, name);
+	if (!b->inst)
+		return errf(err, errlen, -ENOMEM, "%s", "instance");
+	b->borrowed = true;
+	ret = setup_layout(b, req, err, errlen);
+	if (ret)
+		return ret;
+	if (tfs_inst_read(b->inst, "trace_clock", buf, sizeof(buf)) == 0 && strstr(buf, "[mono]")) {
+		snprintf(b->clock, sizeof(b->clock), "mono");
+		b->mono = true;
+	} else {
+		return errf(err, errlen, -EINVAL, "instance %s does not use the mono clock", name);
+	}
+	for (i = 0; i < 3 + 1; i++) {
+		const char *file = i < 3 ? events[i] : "options/overwrite";
+
+		path = tracefs_instance_get_file(b->inst, file);
+		if (!path)
+			return errf(err, errlen, -ENOMEM, "%s", file);
+		ret = tfs_undo_write(&b->undo, path, i < 3 ? "0" : "1", false);
+		tracefs_put_tracing_file(path);
+		if (!ret)
+			ret = tfs_inst_write(b->inst, file, i < 3 ? "1" : "0");
+		if (ret)
+			return errf(err, errlen, ret, "cannot write %s", file);
+	}
+	if (tfs_inst_read(b->inst, "buffer_size_kb", buf, sizeof(buf)) || atoi(buf) <= 0)
+		snprintf(buf, sizeof(buf), "1024");
+	ret = open_cpus(b, (uint32_t)atoi(buf), err, errlen);
+	return ret ? ret : open_on_fd(b, err, errlen);
+}
+
 static int ring_open(struct backend **out, const struct trace_req *req,
 		     char *err, size_t errlen)
 {
@@ -369,6 +438,8 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 				 "read-write (mount -o remount,rw %s)", b->root, b->root);
 		return -EROFS;
 	}
+	if (getenv("OFFCPU_FTRACE_RING_INSTANCE"))
+		return borrow_open(b, req, getenv("OFFCPU_FTRACE_RING_INSTANCE"), err, errlen);
 	ret = tfs_instance_new(&b->undo, b->root, &b->inst, err, errlen);
 	if (ret)
 		return ret;
@@ -416,20 +487,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	if (ret)
 		return ret;
 	ret = open_cpus(b, kb, err, errlen);
-	if (ret)
-		return ret;
-	{
-		char *path = tracefs_instance_get_file(b->inst, "tracing_on");
-
-		if (!path)
-			return errf(err, errlen, -ENOMEM, "%s", "tracing_on");
-		b->on_fd = open(path, O_WRONLY | O_CLOEXEC);
-		ret = -errno;
-		tracefs_put_tracing_file(path);
-		if (b->on_fd < 0)
-			return errf(err, errlen, ret, "cannot open tracing_on");
-	}
-	return 0;
+	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
 static int set_on(struct backend *b, const char *v)
@@ -696,6 +754,8 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 		page_cursor_fini(&c->cur);
 	}
 	failed = tfs_undo_run(&b->undo);
+	if (b->borrowed)
+		tracefs_instance_free(b->inst);
 	while (b->npool)
 		free(b->pool[--b->npool]);
 	page_cursor_fini(&b->scratch);
