@@ -16,6 +16,7 @@
 
 struct backend;
 struct analyzer;
+struct recfile_meta;
 
 typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
 
@@ -27,6 +28,8 @@ struct trace_req {
 	unsigned npids;
 	bool follow_fork;		/* ... and their new threads/children */
 	const char *comm;		/* -c NAME, NULL = any */
+	const char *record_path;	/* ring: also write the raw pages to this trace.dat */
+	const char *replay_path;	/* file backend: the recording to read */
 	bool waking;			/* also sched_waking (--compat=perf) */
 	bool fork;			/* also sched_process_fork (follow children) */
 	bool kstack;			/* kernel stacks of switch-outs */
@@ -79,10 +82,17 @@ struct backend_ops {
 	 */
 	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
 	/*
-	 * optional: the name of a kernel frame token the backend gave the
-	 * analyzer (aggregating backends); 0, or -ENOENT with a raw form
+	 * optional: the name of a kernel frame the backend gave the analyzer
+	 * (a token from an aggregating backend, an address from a recording,
+	 * named with its own symbols); 0, or -ENOENT with a raw form
 	 */
 	int (*kframe)(struct backend *b, uint64_t token, char *buf, size_t len);
+	/*
+	 * optional (ring with record_path): finish the recording with the
+	 * window's metadata; before close(), which the instance's stats need
+	 */
+	int (*record_close)(struct backend *b, const struct recfile_meta *m, char *err,
+			    size_t errlen);
 	/* optional: why the last start() or stop() failed, in words */
 	const char *(*why)(struct backend *b);
 	/*
@@ -95,5 +105,6 @@ struct backend_ops {
 extern const struct backend_ops ring_backend_ops;
 extern const struct backend_ops perf_backend_ops;
 extern const struct backend_ops hist_backend_ops;
+extern const struct backend_ops file_backend_ops;	/* report: a recording */
 
 #endif

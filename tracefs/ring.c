@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "decode.h"
+#include "recfile.h"
 #include "fmt.h"
 #include "tfs.h"
 #include "timeutil.h"
@@ -52,6 +53,7 @@ struct backend {
 	struct tfs_undo_list undo;
 	struct tracefs_instance *inst;
 	bool borrowed;		/* OFFCPU_FTRACE_RING_INSTANCE: not ours to remove */
+	struct recfile *rec;	/* record: every page read also goes here */
 	char root[PATH_MAX];
 	struct sched_layout layout;
 	bool layout_ok;
@@ -354,6 +356,15 @@ static int open_on_fd(struct backend *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* record: the pages read also go into a trace.dat (tracefs/recfile.c) */
+static int open_record(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
+{
+	if (!req->record_path)
+		return 0;
+	return recfile_open(&b->rec, req->record_path, b->root,
+			    tracefs_instance_get_name(b->inst), b->ncpu, err, errlen);
+}
+
 /*
  * For tests only (tests/vm/hist_check.sh): read the sched events of an
  * existing instance, the hist backend's, so that its triggers and this
@@ -404,6 +415,8 @@ static int borrow_open(struct backend *b, const struct trace_req *req, const cha
 	if (tfs_inst_read(b->inst, "buffer_size_kb", buf, sizeof(buf)) || atoi(buf) <= 0)
 		snprintf(buf, sizeof(buf), "1024");
 	ret = open_cpus(b, (uint32_t)atoi(buf), err, errlen);
+	if (!ret)
+		ret = open_record(b, req, err, errlen);
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
@@ -487,6 +500,8 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	if (ret)
 		return ret;
 	ret = open_cpus(b, kb, err, errlen);
+	if (!ret)
+		ret = open_record(b, req, err, errlen);
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
@@ -578,6 +593,9 @@ static int read_cycle(struct backend *b)
 			}
 			c->q[(c->qhead + c->qlen) % c->qcap] = p;
 			c->qlen++;
+			/* errors are sticky: recfile_close() reports them */
+			if (b->rec)
+				recfile_add_page(b->rec, i, p, b->page_size);
 			c->got_data = true;
 			last = p;
 		}
@@ -723,6 +741,15 @@ static unsigned ring_events(struct backend *b)
 	return m;
 }
 
+static int ring_record_close(struct backend *b, const struct recfile_meta *m, char *err,
+			     size_t errlen)
+{
+	struct recfile *r = b->rec;
+
+	b->rec = NULL;
+	return r ? recfile_close(r, m, err, errlen) : 0;
+}
+
 static int ring_close(struct backend *b, char *err, size_t errlen)
 {
 	char name[PATH_MAX + 128] = "";
@@ -730,6 +757,8 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 
 	if (!b)
 		return 0;
+	recfile_abort(b->rec);	/* not finished: no partial file */
+	b->rec = NULL;
 	if (b->inst)
 		snprintf(name, sizeof(name), "%s/instances/%s", b->root,
 			 tracefs_instance_get_name(b->inst));
@@ -787,4 +816,5 @@ const struct backend_ops ring_backend_ops = {
 	.states = ring_states,
 	.events = ring_events,
 	.close = ring_close,
+	.record_close = ring_record_close,
 };

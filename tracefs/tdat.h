@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The structure of a trace-cmd trace.dat (file versions 6 and 7), walked
+ * without trusting it. libtracecmd mmaps the CPU data and believes every
+ * size and offset in the headers: a truncated file would SIGBUS and a bad
+ * count would send it reading elsewhere. So every section, option and CPU
+ * data range is checked against the file size here first, and the options
+ * libtracecmd keeps to itself (trace clock, CPU stats, uname, and the
+ * metadata offcpu-ftrace writes) are collected on the way.
+ *
+ * The format: trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5).
+ */
+#ifndef OFFCPU_TDAT_H
+#define OFFCPU_TDAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* trace.dat option ids used here (trace-cmd's enum, trace-cmd.dat.v7(5)) */
+enum {
+	TDAT_OPT_DONE = 0,
+	TDAT_OPT_DATE = 1,
+	TDAT_OPT_CPUSTAT = 2,
+	TDAT_OPT_BUFFER = 3,
+	TDAT_OPT_TRACECLOCK = 4,
+	TDAT_OPT_UNAME = 5,
+	TDAT_OPT_HOOK = 6,
+	TDAT_OPT_OFFSET = 7,
+	TDAT_OPT_CPUCOUNT = 8,
+	TDAT_OPT_VERSION = 9,
+	TDAT_OPT_PROCMAPS = 10,
+	TDAT_OPT_TIME_SHIFT = 12,
+	TDAT_OPT_GUEST = 13,
+	TDAT_OPT_TSC2NSEC = 14,
+	TDAT_OPT_HEADER_INFO = 16,
+	TDAT_OPT_FTRACE_EVENTS = 17,
+	TDAT_OPT_EVENT_FORMATS = 18,
+	TDAT_OPT_KALLSYMS = 19,
+	TDAT_OPT_PRINTK = 20,
+	TDAT_OPT_CMDLINES = 21,
+	TDAT_OPT_BUFFER_TEXT = 22,
+	/*
+	 * offcpu-ftrace's own: a "key=value" text (see recfile.h). Far above
+	 * trace-cmd's ids, which count up from 0; readers skip unknown ids.
+	 */
+	TDAT_OPT_OFFCPU = 0x4f46,
+};
+
+struct tdat_cpu {
+	uint64_t offset, size;	/* bytes of ring-buffer pages (compressed: chunks) */
+};
+
+struct tdat {
+	unsigned version;	/* 6 or 7 */
+	uint32_t page_size;	/* ring-buffer sub-buffer size */
+	uint8_t long_size;	/* the recording's user-space long */
+	bool compressed;	/* v7: CPU data in compressed chunks */
+	bool ts_adjusted;	/* DATE/OFFSET/TSC2NSEC/TIME_SHIFT present */
+	unsigned instances;	/* buffers of other instances (not read) */
+	unsigned ncpu;		/* entries in cpu[] (top buffer) */
+	struct tdat_cpu *cpu;	/* by CPU id; size 0 = no data */
+	uint32_t cpucount;	/* CPUCOUNT option, 0 when absent */
+	char clock[32];		/* "" when the file does not say */
+	char *cpustats;		/* CPUSTAT texts, one after another, or NULL */
+	char *uname;		/* UNAME option, or NULL */
+	char *offcpu;		/* TDAT_OPT_OFFCPU text, or NULL */
+	uint64_t file_size;
+};
+
+/*
+ * Walk the trace.dat open on @fd and fill @t (release with tdat_free()).
+ * Returns 0, or a negative errno with "offset N: what is wrong" in @err:
+ * -EINVAL for a corrupt or truncated file, -ENOTSUP for a valid one we
+ * cannot use (latency format, big-endian, compressed options).
+ */
+int tdat_scan(struct tdat *t, int fd, char *err, size_t errlen);
+void tdat_free(struct tdat *t);
+
+/*
+ * Events lost on @cpu as the recorded CPU stats say (overrun + commit
+ * overrun + dropped events); 0 when the file has no stats for it.
+ */
+uint64_t tdat_cpustat_lost(const struct tdat *t, unsigned cpu);
+
+/*
+ * The value of "@key=" on a line of the offcpu-ftrace option into @buf;
+ * returns 0, or -ENOENT when absent (or there is no such option).
+ */
+int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len);
+
+#endif
