@@ -74,6 +74,8 @@ static const char common_help[] =
 "  -i, --interval SECS    print every SECS seconds (COUNT times, or until\n"
 "                         Ctrl-C or the COMMAND ends)\n"
 "      --strict           exit 3 when events were lost (results partial)\n"
+"      --record FILE      also write the window's events to FILE (trace.dat,\n"
+"                         ring backend; see offcpu-ftrace-record(8))\n"
 "      --dry-run          check the command line and exit\n"
 "  -h, --help             this help\n";
 
@@ -137,7 +139,8 @@ static const char triage_help[] =
 "\n"
 "Options:\n"
 "  -p, -t, -c, --cgroup PATH, --backend, --tracefs, --buffer-size, --strict,\n"
-"  --max-tasks as for runq; --format bcc (text, default), json or openmetrics\n"
+"  --record FILE, --max-tasks as for runq; --format bcc (text, default), json\n"
+"  or openmetrics\n"
 "      --wait-p99 MS      p99 wait for a CPU meaning contention (default 5)\n"
 "      --wait-share PCT   share of time waiting meaning contention (10)\n"
 "      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
@@ -154,12 +157,48 @@ static const char triage_help[] =
 "Exit status: 0 done (with -- COMMAND: its exit status), 1 tracing failed,\n"
 "2 bad usage, 3 events lost with --strict. See offcpu-ftrace-triage(8).\n";
 
+static const char record_help[] =
+"Usage: offcpu-ftrace record [-o FILE] [OPTIONS] [DURATION]\n"
+"       offcpu-ftrace record [-o FILE] [OPTIONS] -- COMMAND [ARGS]\n"
+"\n"
+"Capture the sched events of a window into a trace.dat file, to analyse\n"
+"later, elsewhere, with 'offcpu-ftrace report' (or trace-cmd report,\n"
+"KernelShark). The file holds the raw per-CPU pages and what decoding\n"
+"them needs: event formats, clock, task names, kernel version, CPU count,\n"
+"window, lost-event counts, and the kernel symbols of captured stacks.\n"
+"It is created mode 0600 and renamed into place when complete.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE      where to write (default: offcpu-ftrace.dat)\n"
+"  -p, --pid PID          only this process (filtered in the kernel)\n"
+"  -t, --tid TID          only this thread\n"
+"  -K, --kernel-stacks    also a kernel stack at each switch-out\n"
+"  -U, --user-stacks      also a user stack at each switch-out\n"
+"      --state LETTERS    stacks only for switch-outs in these states\n"
+"      --backend ring     the only backend that records\n"
+"      --tracefs DIR, --buffer-size KB, --max-tasks N, --strict  as for runq\n"
+"  -h, --help             this help\n"
+"\n"
+"Without DURATION, until Ctrl-C; with -- COMMAND, the command's life.\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace record -o ci.dat 10              # ten seconds of the host\n"
+"  offcpu-ftrace record -K -o build.dat -- make -j8\n"
+"  offcpu-ftrace report ci.dat runq -P            # later, anywhere\n"
+"\n"
+"Exit status: 0 recorded (with -- COMMAND: its exit status), 1 failed,\n"
+"2 bad usage, 3 events lost with --strict. See offcpu-ftrace-record(8).\n";
+
 static void print_help(const char *cmd)
 {
 	bool runq = !strcmp(cmd, "runq");
 
 	if (!strcmp(cmd, "triage")) {
 		fputs(triage_help, stdout);
+		return;
+	}
+	if (!strcmp(cmd, "record")) {
+		fputs(record_help, stdout);
 		return;
 	}
 	fputs(runq ? runq_help : offcpu_help, stdout);
@@ -197,6 +236,7 @@ enum {
 	OPT_STACK_DEPTH,
 	OPT_TOP,
 	OPT_MAX_STACKS,
+	OPT_RECORD,
 };
 
 static const struct option long_opts[] = {
@@ -235,6 +275,8 @@ static const struct option long_opts[] = {
 	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -268,7 +310,8 @@ static int set_key(struct trace_opts *o, enum an_key k, char c)
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv)
 {
 	bool triage = !strcmp(cmd, "triage");
-	bool offcpu = !strcmp(cmd, "offcpu");
+	bool record = !strcmp(cmd, "record");
+	bool offcpu = !strcmp(cmd, "offcpu") || record;	/* record takes -K/-U */
 	char **command = NULL;
 	uint64_t v;
 	int c, ret, i;
@@ -301,11 +344,36 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 	o->stack_depth = STACK_MAX_DEPTH;
 	o->max_stacks = 65536;
 	o->command = command;
+	if (record) {
+		o->record_only = true;
+		o->record_path = "offcpu-ftrace.dat";
+		o->modes = AN_RUNQ | AN_OFFCPU;
+	}
 
 	optind = 0;	/* glibc: full reset, also of its internal state */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:t:c:i:PLCmThKUfd", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, record ? ":p:t:o:hKU" : ":p:t:c:i:PLCmThKUfd",
+				long_opts, NULL)) != -1) {
+		if (record && c >= OPT_FORMAT && c != OPT_BACKEND && c != OPT_TRACEFS &&
+		    c != OPT_BUFFER && c != OPT_STRICT && c != OPT_DRY_RUN &&
+		    c != OPT_MAX_TASKS && c != OPT_STATE) {
+			usage_err(cmd, "%s is an option of the analysis: give it to "
+				  "'offcpu-ftrace report'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
 		switch (c) {
+		case 'o':
+		case OPT_RECORD:
+			if (!*optarg) {
+				usage_err(cmd, "%s needs a file name", c == 'o' ? "-o" : "--record");
+				return EXIT_USAGE;
+			}
+			if (c == 'o' ? !record : record) {
+				usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
+				return EXIT_USAGE;
+			}
+			o->record_path = optarg;
+			break;
 		case 'p':
 		case 't':
 			if (parse_pid(optarg, c == 'p' ? &o->pid : &o->tid)) {
@@ -594,6 +662,17 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		usage_err(cmd, "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (o->record_path && strcmp(o->backend, "auto") && strcmp(o->backend, "ring")) {
+		usage_err(cmd, "%s: recordings are made by the ring backend, not %s",
+			  record ? "record" : "--record", o->backend);
+		return EXIT_USAGE;
+	}
+	if (o->record_path && (o->interval_mode || o->count > 1)) {
+		usage_err(cmd, "a recording is one window: no -i or COUNT");
+		return EXIT_USAGE;
+	}
+	if (o->record_path)
+		o->backend = "ring";
 	if (o->command && !o->interval_mode && o->duration_ns) {
 		usage_err(cmd, "with -- COMMAND the window is the command's life: no "
 			  "DURATION (use -i for periodic output)");

@@ -50,6 +50,10 @@ struct trace_opts {
 	uint32_t stack_depth;		/* frames printed per stack */
 	uint32_t top;			/* 0 = all */
 	uint32_t max_stacks;
+	/* recordings */
+	const char *record_path;	/* --record FILE, record -o FILE */
+	bool record_only;		/* record: no analysis printed */
+	const char *replay_path;	/* report FILE */
 };
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -64,5 +68,7 @@ int cmd_info(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@
 #include "ksym.h"
 #include "numparse.h"
 #include "probe.h"
+#include "recfile.h"
 #include "procfs.h"
 #include "sig.h"
 #include "tfs.h"
@@ -224,7 +225,7 @@ static int setup_symbols(struct run *r)
 			err_msg("note: /proc/kallsyms hides kernel addresses (kptr_restrict): "
 				"kernel frames are printed as raw addresses");
 	}
-	if (o->ustack) {
+	if (o->ustack && !o->replay_path) {	/* this host's /proc: not the recording's */
 		r->usyms = usyms_new(4096);
 		if (!r->usyms) {
 			err_msg("out of memory");
@@ -329,26 +330,26 @@ static void triage_scope(const struct run *r, char *scope, size_t slen, char *ne
 		snprintf(next, nlen, "-- %s ...", o->command[0]);
 	} else if (o->pid >= 0) {
 		snprintf(scope, slen, "process %d", o->pid);
-		snprintf(next, nlen, "-p %d 10", o->pid);
+		snprintf(next, nlen, "-p %d%s", o->pid, o->replay_path ? "" : " 10");
 	} else if (o->tid >= 0) {
 		snprintf(scope, slen, "thread %d", o->tid);
-		snprintf(next, nlen, "-t %d 10", o->tid);
+		snprintf(next, nlen, "-t %d%s", o->tid, o->replay_path ? "" : " 10");
 	} else if (o->cgroup) {
 		snprintf(scope, slen, "cgroup %s", r->cg.dir);
 		snprintf(next, nlen, "--cgroup %s 10", o->cgroup);
 	} else if (o->comm[0]) {
 		snprintf(scope, slen, "threads named %s", o->comm);
-		snprintf(next, nlen, "-c %s 10", o->comm);
+		snprintf(next, nlen, "-c %s%s", o->comm, o->replay_path ? "" : " 10");
 	} else {
 		snprintf(scope, slen, "all threads");
-		snprintf(next, nlen, "10");
+		snprintf(next, nlen, "%s", o->replay_path ? "" : "10");
 	}
 }
 
 static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
 {
 	const struct trace_opts *o = r->o;
-	char scope[4200], next[4200];
+	char scope[4200], next[4200], tool[4200];
 	const struct group *g;
 	struct triage_in in;
 	struct hist runq, blk;
@@ -359,6 +360,11 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
 	triage_scope(r, scope, sizeof(scope), next, sizeof(next));
 	in.scope = scope;
 	in.next_scope = next;
+	if (o->replay_path) {
+		snprintf(tool, sizeof(tool), "offcpu-ftrace report %s", o->replay_path);
+		in.next_tool = tool;
+		in.next_window = "";
+	}
 	in.window_s = (double)dur_ns / 1e9;
 	in.backend = r->ops->name;
 	in.clock = r->clock;
@@ -381,7 +387,8 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
 		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
 	}
 	in.psi_before = r->psi0;
-	psi_read(&in.psi_after, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
+	if (!o->replay_path)	/* a recording holds no pressure figures */
+		psi_read(&in.psi_after, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
 	if (o->cgroup) {
 		cgroup_throttle(&r->cg, &thr);
 		in.have_throttle = thr.have && r->thr0.have;
@@ -486,10 +493,82 @@ static int collect_or_drain(struct run *r)
 	return 0;
 }
 
+/* record: the trace.dat gets the window's metadata, then its final name */
+static int finish_record(struct run *r, uint64_t start_ns, uint64_t end_ns)
+{
+	uint64_t lost[1024];
+	struct recfile_meta m = { 0 };
+	char err[512] = "";
+	int ret;
+
+	if (!r->ops->record_close)
+		return 0;
+	m.clock = r->clock;
+	if (r->mono) {
+		m.window_start_ns = start_ns;
+		m.window_end_ns = end_ns;
+	}
+	m.ncpu = r->ops->lost(r->b, lost, 1024);
+	m.lost_per_cpu = lost;
+	m.kernel_stacks = r->o->kstack;
+	ret = r->ops->record_close(r->b, &m, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		return ret;
+	}
+	if (r->o->record_only) {
+		uint64_t n = 0, l = 0;
+		unsigned t;
+
+		for (t = 0; t < SEV_NTYPES; t++)
+			n += r->an.counts.events[t];
+		for (t = 0; t < m.ncpu; t++)
+			l += lost[t];
+		r->lost_total = l;	/* --strict: no print_interval() counted it */
+		fprintf(stderr, "offcpu-ftrace: recorded %.3f s, %llu events (%llu lost) to %s\n",
+			(double)(end_ns - start_ns) / 1e9, (unsigned long long)n,
+			(unsigned long long)l, r->o->record_path);
+	}
+	return 0;
+}
+
+/* report: the recording is the window, read in one pass */
+static int replay_loop(struct run *r)
+{
+	struct replay_info info;
+	int ret;
+
+	ret = r->ops->start(r->b);
+	if (!ret)
+		ret = r->ops->read(r->b, UINT64_MAX, true, on_event, r);
+	if (ret) {
+		err_msg("cannot read %s: %s", r->o->replay_path, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	analyzer_finish(&r->an);
+	replay_info(r->b, &info);
+	if (!r->mono)
+		err_msg("note: %s was recorded with the %s clock%s", r->o->replay_path, r->clock,
+			!strcmp(r->clock, "local") ? ": not synchronized across CPUs, so "
+			"waits that migrate between CPUs are skewed" : "");
+	ret = print_interval(r, 1, info.window_end_ns > info.window_start_ns ?
+			     info.window_end_ns - info.window_start_ns : 0, true);
+	if (ret) {
+		err_msg("cannot write the output: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	if (r->o->strict && r->lost_total) {
+		err_msg("%llu events were lost in the recording: results are partial (--strict)",
+			(unsigned long long)r->lost_total);
+		return EXIT_PARTIAL;
+	}
+	return EXIT_OK;
+}
+
 static int trace_loop(struct run *r)
 {
 	const struct trace_opts *o = r->o;
-	uint64_t iv_start, iv_end, now;
+	uint64_t iv_start, iv_end, now, window_start;
 	const char *what;
 	unsigned n;
 	int ret;
@@ -504,13 +583,14 @@ static int trace_loop(struct run *r)
 			err_msg("cannot turn tracing on: %s", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	iv_start = mono_ns();
+	iv_start = window_start = mono_ns();
 	if (o->triage) {
 		psi_read(&r->psi0, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
 		if (o->cgroup)
 			cgroup_throttle(&r->cg, &r->thr0);
 	}
-	what = o->triage ? "where time goes (triage)" :
+	what = o->record_only ? "sched events into a recording" :
+	       o->triage ? "where time goes (triage)" :
 	       (o->modes & AN_RUNQ) ? "run-queue latency" :
 	       o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
 	       o->kstack ? "off-CPU time by kernel stack" :
@@ -574,7 +654,9 @@ static int trace_loop(struct run *r)
 				return EXIT_FAIL;
 			if (sig_count >= 2)
 				return 128 + sig_last;
-			ret = print_interval(r, n, now - iv_start, true);
+			if (o->record_path && finish_record(r, window_start, now))
+				return EXIT_FAIL;
+			ret = o->record_only ? 0 : print_interval(r, n, now - iv_start, true);
 			break;
 		}
 		/* interval boundary: everything up to iv_end, then the report */
@@ -680,7 +762,11 @@ static int run_trace(const struct trace_opts *o)
 	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
-	r->ops = backend_choose(o->backend, o->tracefs, hist_unsupported(o), why, sizeof(why));
+	if (o->replay_path)
+		r->ops = &file_backend_ops;
+	else
+		r->ops = backend_choose(o->backend, o->tracefs, hist_unsupported(o), why,
+					sizeof(why));
 	if (!r->ops) {
 		err_msg("%s", why);
 		free(r);
@@ -727,7 +813,10 @@ static int run_trace(const struct trace_opts *o)
 		goto out_free;
 	}
 	req.comm = o->comm[0] ? o->comm : NULL;
-	req.waking = o->compat == COMPAT_PERF;
+	/* a recording keeps sched_waking too, for a later --compat=perf */
+	req.waking = o->compat == COMPAT_PERF || o->record_only;
+	req.record_path = o->record_path;
+	req.replay_path = o->replay_path;
 	req.modes = o->modes;
 	req.key = o->key;
 	req.unit_ns = o->msecs ? 1000000 : 1000;
@@ -751,6 +840,14 @@ static int run_trace(const struct trace_opts *o)
 		goto out_close;
 	}
 	r->clock = r->ops->clock(r->b, &r->mono);
+	if (o->replay_path && ((o->kstack && !(r->ops->events(r->b) & (1u << SEV_KSTACK))) ||
+			       (o->ustack && !(r->ops->events(r->b) & (1u << SEV_USTACK))))) {
+		err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
+			o->replay_path, o->kstack && !(r->ops->events(r->b) & (1u << SEV_KSTACK)) ?
+			"kernel" : "user", o->kstack ? "-K" : "-U");
+		status = EXIT_FAIL;
+		goto out_close;
+	}
 	if (!(r->ops->events(r->b) & (1u << SEV_WAKEUP_NEW)))
 		err_msg("note: this kernel has no sched_wakeup_new event: a new "
 			"thread's first wait for a CPU is not counted");
@@ -794,7 +891,7 @@ static int run_trace(const struct trace_opts *o)
 	r->an_ok = true;
 	if (o->xval)
 		start_xval(r, &cfg);
-	status = trace_loop(r);
+	status = o->replay_path ? replay_loop(r) : trace_loop(r);
 
 out_close:
 	ret = r->ops->close(r->b, err, sizeof(err));
@@ -857,4 +954,77 @@ int cmd_offcpu(int argc, char **argv)
 int cmd_triage(int argc, char **argv)
 {
 	return cmd_trace("triage", argc, argv);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	return cmd_trace("record", argc, argv);
+}
+
+static const char report_help[] =
+"Usage: offcpu-ftrace report FILE [runq|offcpu|triage] [OPTIONS]\n"
+"\n"
+"The analyses of a live run, from a recording: one made by 'offcpu-ftrace\n"
+"record' (or --record), or by 'trace-cmd record -e sched_switch -e\n"
+"sched_wakeup -e sched_wakeup_new' on any machine. The recording is the\n"
+"window: no DURATION, -i, COUNT or -- COMMAND. Default analysis: runq.\n"
+"\n"
+"Options: those of the analysis (see 'offcpu-ftrace runq --help' and\n"
+"offcpu, triage), except --backend, --tracefs, --buffer-size, --cgroup,\n"
+"--xval and --record. Kernel frames are named from the symbols in the\n"
+"recording; user frames print as addresses (the recorded processes' maps\n"
+"are not in the file).\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace report ci.dat                  # run-queue latency\n"
+"  offcpu-ftrace report ci.dat runq -P --format=json\n"
+"  offcpu-ftrace report build.dat offcpu -K --top 5\n"
+"  offcpu-ftrace report trace.dat triage        # a trace-cmd recording\n"
+"\n"
+"Exit status: 0 done, 1 the file cannot be read (the message names the\n"
+"offset where it broke), 2 bad usage, 3 events lost with --strict.\n"
+"See offcpu-ftrace-report(8).\n";
+
+int cmd_report(int argc, char **argv)
+{
+	const char *file, *cmd = "runq";
+	struct trace_opts o;
+	int ret, skip = 2;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(report_help, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		usage_err("report", "the first argument is the recording: report FILE "
+			  "[runq|offcpu|triage] [OPTIONS]");
+		return EXIT_USAGE;
+	}
+	file = argv[1];
+	if (argc >= 3 && (!strcmp(argv[2], "runq") || !strcmp(argv[2], "offcpu") ||
+			  !strcmp(argv[2], "triage"))) {
+		cmd = argv[2];
+		skip = 3;
+	}
+	/* the analysis parses what follows, as if it were its own command */
+	argv[skip - 1] = (char *)cmd;
+	ret = trace_opts_parse(&o, cmd, argc - skip + 1, argv + skip - 1);
+	if (ret >= 0)
+		return ret;
+	if (o.duration_ns || o.interval_mode || o.count > 1 || o.command) {
+		usage_err("report", "the recording is the window: no DURATION, -i, COUNT "
+			  "or -- COMMAND");
+		return EXIT_USAGE;
+	}
+	if (strcmp(o.backend, "auto") || o.tracefs || o.buffer_kb || o.cgroup || o.xval ||
+	    o.record_path) {
+		usage_err("report", "--backend, --tracefs, --buffer-size, --cgroup, --xval and "
+			  "--record are options of live runs");
+		return EXIT_USAGE;
+	}
+	o.replay_path = file;
+	o.backend = "file";
+	if (o.dry_run)
+		return EXIT_OK;
+	return run_trace(&o);
 }

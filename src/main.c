@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "offcpu", cmd_offcpu, "off-CPU time histogram (-K: by stack)" },
 	{ "triage", cmd_triage, "running or waiting, and for what: a verdict" },
 	{ "info", cmd_info, "host capabilities and backend choice" },
+	{ "record", cmd_record, "capture sched events into a trace.dat file" },
+	{ "report", cmd_report, "the analyses of a live run, from a recording" },
 	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)" },
 	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },
 };

@@ -60,6 +60,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 {
 	double total = (double)in->running_ns + (double)in->runq_ns + (double)in->blocked_ns;
 	uint64_t p99 = in->runq->count ? hist_percentile(in->runq, 99) : 0;
+	const char *tool = in->next_tool ? in->next_tool : "offcpu-ftrace";
+	const char *window = in->next_window ? in->next_window : " 10";
 	char a[32], b[32];
 
 	memset(v, 0, sizeof(*v));
@@ -88,8 +90,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 			 "time, p99 wait %s (thresholds: %u%% or %" PRIu64 " us)",
 			 100 * v->waiting, a, in->th.runq_share, in->th.runq_tail_us);
 		snprintf(v->next, sizeof(v->next), "more runnable work than cores: run fewer jobs "
-			 "in parallel or add CPUs; who waits most: offcpu-ftrace runq -P %s%s",
-			 in->next_scope, in->top_runq_pid > 0 ? "" : "");
+			 "in parallel or add CPUs; who waits most: %s runq -P %s", tool,
+			 in->next_scope);
 	} else if (total > 0 && v->blocked * 100 >= in->th.blocked_share) {
 		v->kind = VERDICT_BLOCKED;
 		v->name = "blocked";
@@ -98,12 +100,12 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 			 "of their time, p99 %s; waits for a CPU were short (%.0f%%, p99 %s)",
 			 100 * v->blocked, b, 100 * v->waiting, a);
 		if (in->top_blocked_pid > 0)
-			snprintf(v->next, sizeof(v->next), "see where it blocks: offcpu-ftrace "
-				 "offcpu -K -p %d 10   (%.15s, blocked longest)",
-				 in->top_blocked_pid, in->top_blocked_comm);
+			snprintf(v->next, sizeof(v->next), "see where it blocks: %s "
+				 "offcpu -K -p %d%s   (%.15s, blocked longest)", tool,
+				 in->top_blocked_pid, window, in->top_blocked_comm);
 		else
-			snprintf(v->next, sizeof(v->next), "see where they block: offcpu-ftrace "
-				 "offcpu -K %s", in->next_scope);
+			snprintf(v->next, sizeof(v->next), "see where they block: %s "
+				 "offcpu -K %s", tool, in->next_scope);
 	} else if (total > 0 && v->running * 100 >= in->th.oncpu_share) {
 		v->kind = VERDICT_ONCPU;
 		v->name = "on_cpu";
@@ -118,8 +120,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		snprintf(v->why, sizeof(v->why), "no dominant cause: running %.0f%%, waiting for a "
 			 "CPU %.0f%% (p99 %s), blocked %.0f%%", 100 * v->running,
 			 100 * v->waiting, a, 100 * v->blocked);
-		snprintf(v->next, sizeof(v->next), "look at both: offcpu-ftrace runq -P %s and "
-			 "offcpu-ftrace offcpu -K %s", in->next_scope, in->next_scope);
+		snprintf(v->next, sizeof(v->next), "look at both: %s runq -P %s and "
+			 "%s offcpu -K %s", tool, in->next_scope, tool, in->next_scope);
 	} else {
 		v->kind = VERDICT_IDLE;
 		v->name = "idle";

@@ -45,6 +45,8 @@ enum verdict_kind {
 struct triage_in {
 	const char *scope;		/* "all threads", "make and its descendants", ... */
 	const char *next_scope;		/* options to repeat the scope in a next step */
+	const char *next_tool;		/* "offcpu-ftrace", or "offcpu-ftrace report F" */
+	const char *next_window;	/* " 10" live, "" for a recording */
 	double window_s;
 	const char *backend, *clock;
 	uint64_t running_ns, runq_ns, blocked_ns;

@@ -38,7 +38,11 @@ expect_not() {
 	esac
 }
 
-expect "runq offcpu triage info compare cleanup" offcpu-ftrace ""
+expect "runq offcpu triage record report info compare cleanup" offcpu-ftrace ""
+expect "--output --kernel-stacks" offcpu-ftrace record --
+expect "runq offcpu triage" offcpu-ftrace report some.dat ""
+expect "--kernel-stacks --top" offcpu-ftrace report some.dat offcpu --
+expect "--pids --compat" offcpu-ftrace report some.dat --
 expect "runq" offcpu-ftrace ru
 expect "--backend --compat --pid --interval" offcpu-ftrace runq --
 expect "--kernel-stacks --state --folded" offcpu-ftrace offcpu --

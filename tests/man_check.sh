@@ -24,7 +24,7 @@ fi
 lines=$(for p in $pages; do
 	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex' "$p"
 done | sed -n 's/^\(# \)\{0,1\}\(offcpu-ftrace .*\)$/\2/p' | sed 's/\\-/-/g; s/\\&//g')
-helps=$(for c in runq offcpu triage info cleanup compare; do "$BIN" $c --help; done; "$BIN" --help)
+helps=$(for c in runq offcpu triage record report info cleanup compare; do "$BIN" $c --help; done; "$BIN" --help)
 lines="$lines
 $(echo "$helps" | sed -n 's/^  \(offcpu-ftrace .*\)$/\1/p')"
 
@@ -37,12 +37,17 @@ while IFS= read -r line; do
 	read -r -a argv <<< "$cmd"
 	sub=${argv[1]}
 	case $sub in
-	runq|offcpu|cleanup|compare|triage) extra=--dry-run ;;
-	info) extra= ;;
+	runq|offcpu|cleanup|compare|triage|record) extra=--dry-run ;;
+	info|report) extra= ;;
 	*) fail "example uses unknown command: $line" ;;
 	esac
-	# the dry-run flag goes first: after "--" it would be the command's
-	"$BIN" "$sub" $extra "${argv[@]:2}" > /dev/null 2> "${TMPDIR:-/tmp}/man_check.err" ||
+	# the dry-run flag goes first: after "--" it would be the command's;
+	# report's first argument is the FILE, it has no "--": last
+	if [ "$sub" = report ]; then
+		"$BIN" report "${argv[@]:2}" --dry-run
+	else
+		"$BIN" "$sub" $extra "${argv[@]:2}"
+	fi > /dev/null 2> "${TMPDIR:-/tmp}/man_check.err" ||
 		fail "example does not parse: '$line': $(cat "${TMPDIR:-/tmp}/man_check.err")"
 	n=$((n + 1))
 done <<< "$lines"
