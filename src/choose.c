@@ -36,7 +36,8 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 	/* hist: in-kernel aggregation, when the kernel and the command allow */
 	if (no_hist && !strcmp(no_hist, NO_HIST_KSTACK) && c->synth_stack && c->stack_key)
 		no_hist = NULL;		/* offcpu -K in the kernel (6.3+) */
-	hist_ok = ring_ok && c->hist && c->synth && !no_hist;
+	/* the result is keyed with .buckets (about 5.15): older ones cannot */
+	hist_ok = ring_ok && c->hist && c->synth && c->buckets && !no_hist;
 	/* perf needs the format files (readable) and the permission */
 	perf_ok = pc.allowed && c->found && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP];
 
@@ -47,7 +48,9 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 		} else {
 			snprintf(why, len, "the hist backend cannot run: %s", !ring_ok ? ring_why :
 				 !(c->hist && c->synth) ? "this kernel has no hist triggers or "
-				 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" : no_hist);
+				 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" :
+				 !c->buckets ? "this kernel's hist triggers have no .buckets "
+				 "modifier (5.15 and later)" : no_hist);
 		}
 	} else if (!strcmp(want, "ring")) {
 		if (ring_ok) {
@@ -71,7 +74,9 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 	} else if (ring_ok) {
 		ops = &ring_backend_ops;
 		snprintf(why, len, "%s; %s", ring_why,
-			 !(c->hist && c->synth) ? "no hist triggers in this kernel" : no_hist);
+			 !(c->hist && c->synth) ? "no hist triggers in this kernel" :
+			 !c->buckets ? "no .buckets modifier for hist triggers in this kernel" :
+			 no_hist);
 	} else if (perf_ok) {
 		ops = &perf_backend_ops;
 		snprintf(why, len, "%s; perf events allowed (%s)", ring_why, pc.why);

@@ -449,11 +449,13 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 	if (!caps)
 		return errf(err, errlen, -ENOMEM, "hist backend");
 	tfs_caps_probe(req->tracefs, caps);
-	ret = caps->hist && caps->synth && caps->writable ? 0 : -EOPNOTSUPP;
+	ret = caps->hist && caps->synth && caps->buckets && caps->writable ? 0 : -EOPNOTSUPP;
 	if (ret)
 		snprintf(err, errlen, "the hist backend cannot run: %s", !caps->writable ?
-			 "tracefs is not writable" : "this kernel has no hist triggers or "
-			 "synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)");
+			 "tracefs is not writable" : !(caps->hist && caps->synth) ?
+			 "this kernel has no hist triggers or synthetic events "
+			 "(CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" :
+			 "this kernel's hist triggers have no .buckets modifier (5.15 and later)");
 	else if (req->ustack || (req->kstack && (!caps->synth_stack || !caps->stack_key ||
 						 !(req->modes & AN_OFFCPU)))) {
 		ret = -EOPNOTSUPP;
