@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <traceevent/event-parse.h>
-#include <traceevent/kbuffer.h>
 
 #include "decode.h"
 
@@ -111,20 +110,6 @@ void decode_stack(const struct sched_layout *l, const void *data, uint32_t size,
 	ev->stack_depth = i;
 }
 
-int page_cursor_init(struct page_cursor *c, const struct sched_layout *l)
-{
-	memset(c, 0, sizeof(*c));
-	c->kb = tep_kbuffer(l->tep);
-	return c->kb ? 0 : -ENOMEM;
-}
-
-void page_cursor_fini(struct page_cursor *c)
-{
-	if (c->kb)
-		kbuffer_free(c->kb);
-	c->kb = NULL;
-}
-
 /* commit word flags in the page header (kernel ring_buffer.c) */
 #define RB_MISSED_EVENTS (1UL << 31)
 #define RB_MISSED_STORED (1UL << 30)
@@ -135,7 +120,7 @@ void page_cursor_fini(struct page_cursor *c)
 #define RB_TYPE_TIME_STAMP 31
 
 /*
- * kbuffer trusts the record headers too: walk them as kbuffer will and
+ * Before walk() trusts the record headers, follow them as it will and
  * refuse a page where it would read past the @room bytes after the page
  * header, hand out a record running past the @size committed bytes, or
  * not move forward (a padding of length -4 loops for ever).
@@ -158,7 +143,7 @@ static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
 		}
 		switch (type) {
 		case RB_TYPE_PADDING:
-			next = off + 4 + len;	/* kbuffer's unsigned sum */
+			next = off + 4 + len;	/* walk()'s unsigned sum */
 			if (next >= size)
 				return true;	/* the rest of the page */
 			if (next <= off)
@@ -169,7 +154,7 @@ static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
 			next = off + 8;
 			break;
 		case 0:
-			/* the length word counts itself; kbuffer rounds up */
+			/* the length word counts itself; rounded up */
 			end = (uint64_t)off + 8 + (((uint64_t)len + 3 - 4) & ~(uint64_t)3);
 			if (len < 4 || end > size)
 				return false;
@@ -187,17 +172,89 @@ static bool page_records_ok(const uint8_t *data, uint32_t size, size_t room)
 	return true;
 }
 
+int page_cursor_init(struct page_cursor *c, const struct sched_layout *l)
+{
+	(void)l;
+	memset(c, 0, sizeof(*c));
+	return 0;
+}
+
+void page_cursor_fini(struct page_cursor *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* the top bits of an absolute time stamp the ring buffer does not store */
+#define TS_MSB (0xf8ULL << 56)
+
+/*
+ * Walk to the next data record from c->off, as the kernel's reader does
+ * (rb_update_read_stamp): data and time extends add their delta, an
+ * absolute time stamp replaces the time (its top bits from the current
+ * one), padding (discarded events) adds nothing. page_records_ok() has
+ * checked every header and length against the page.
+ */
+static void walk(struct page_cursor *c)
+{
+	while (c->off < c->size) {
+		const uint8_t *h = c->data + c->off;
+		uint32_t hdr = rd32(h), type = hdr & 0x1f, delta = hdr >> 5, len;
+		uint64_t abs;
+
+		switch (type) {
+		case RB_TYPE_PADDING:
+			c->off += 4 + rd32(h + 4);
+			continue;
+		case RB_TYPE_TIME_EXTEND:
+			c->ts += ((uint64_t)rd32(h + 4) << 27) + delta;
+			c->off += 8;
+			continue;
+		case RB_TYPE_TIME_STAMP:
+			abs = ((uint64_t)rd32(h + 4) << 27) | delta;
+			if (c->ts & TS_MSB) {
+				abs |= c->ts & TS_MSB;
+				if (abs < c->ts)
+					abs += 1ULL << 59;
+			}
+			c->ts = abs;
+			c->off += 8;
+			continue;
+		case 0:
+			/* the length word counts itself; the payload is rounded up */
+			len = (rd32(h + 4) + 3 - 4) & ~3u;
+			c->ts += delta;
+			c->rec = (void *)(h + 8);
+			c->rec_size = len;
+			c->off += 8 + len;
+			return;
+		default:
+			c->ts += delta;
+			c->rec = (void *)(h + 4);
+			c->rec_size = 4 * type;
+			c->off += 4 + 4 * type;
+			return;
+		}
+	}
+	c->rec = NULL;
+	c->rec_size = 0;
+}
+
 int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
 		     void *page, size_t len)
 {
-	uint64_t commit = 0;
-	int missed;
+	uint64_t commit = 0, stored = 0, page_ts;
+	int missed = 0;
 
 	c->rec = NULL;
-	/*
-	 * kbuffer trusts the header: check it against what was read. It
-	 * reads the commit as a long at offset 8 and the data after it.
-	 */
+	/* the page header: u64 time stamp, long commit, then the data */
 	if (l->page_commit_off != 8 || l->page_commit_size != sizeof(long) ||
 	    l->page_data_off != 8 + sizeof(long) || len < l->page_data_off)
 		return -EINVAL;
@@ -206,29 +263,35 @@ int page_cursor_load(struct page_cursor *c, const struct sched_layout *l,
 	if ((commit & RB_MISSED_STORED) &&
 	    (commit & ~(uint64_t)RB_MISSED_MASK) + sizeof(long) > len - l->page_data_off)
 		return -EINVAL;
+	if (commit & RB_MISSED_EVENTS) {
+		missed = -1;
+		if (commit & RB_MISSED_STORED) {
+			memcpy(&stored, (uint8_t *)page + l->page_data_off +
+			       (commit & ~(uint64_t)RB_MISSED_MASK), sizeof(long));
+			/* an int: a count above INT_MAX must not look like -EINVAL */
+			missed = stored > INT32_MAX ? -1 : (int)stored;
+		}
+	}
 	commit &= ~(uint64_t)RB_MISSED_MASK;
-	if (commit > len - l->page_data_off || commit >= (1u << 27) /* kbuffer's mask */ ||
+	if (commit > len - l->page_data_off || commit >= (1u << 27) ||
 	    !page_records_ok((uint8_t *)page + l->page_data_off, (uint32_t)commit,
 			     len - l->page_data_off))
 		return -EINVAL;
-	if (kbuffer_load_subbuffer(c->kb, page) < 0)
-		return -EINVAL;
-	/* an int: a stored count above INT_MAX must not look like -EINVAL */
-	missed = kbuffer_missed_events(c->kb);
-	if (missed < -1)
-		missed = -1;
-	c->rec = kbuffer_read_event(c->kb, (unsigned long long *)&c->ts);
+	memcpy(&page_ts, page, 8);
+	c->data = (const uint8_t *)page + l->page_data_off;
+	c->size = (uint32_t)commit;
+	c->off = 0;
+	c->ts = page_ts;
+	walk(c);
 	return missed;
 }
 
 void page_cursor_next(struct page_cursor *c)
 {
-	c->rec = kbuffer_next_event(c->kb, (unsigned long long *)&c->ts);
+	walk(c);
 }
 
 uint32_t page_cursor_size(const struct page_cursor *c)
 {
-	int n = kbuffer_event_size(c->kb);
-
-	return n > 0 ? (uint32_t)n : 0;
+	return c->rec ? c->rec_size : 0;
 }

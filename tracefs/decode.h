@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Raw ring-buffer pages -> sched events. A page is walked with
- * libtraceevent's kbuffer; each record is decoded by the offsets in
- * struct sched_layout, without allocation or name lookups.
+ * Raw ring-buffer pages -> sched events. A page's headers are checked
+ * against its size, then walked here as the kernel's reader walks them;
+ * each record is decoded by the offsets in struct sched_layout, without
+ * allocation or name lookups.
  */
 #ifndef OFFCPU_DECODE_H
 #define OFFCPU_DECODE_H
@@ -12,8 +13,6 @@
 
 #include "event.h"
 #include "fmt.h"
-
-struct kbuffer;
 
 /*
  * Decode one record of @size bytes. Returns its enum sched_ev_type, or 0
@@ -33,8 +32,10 @@ void decode_stack(const struct sched_layout *l, const void *data, uint32_t size,
 
 /* One page being walked. */
 struct page_cursor {
-	struct kbuffer *kb;
+	const uint8_t *data;	/* the page's data, after its header */
+	uint32_t off, size;	/* next header; committed bytes */
 	void *rec;		/* current record, NULL when exhausted */
+	uint32_t rec_size;	/* its payload's size */
 	uint64_t ts;		/* its timestamp */
 };
 
