@@ -29,7 +29,13 @@ for t in wl["threads"]:
     print("tid %d: schedstat %d ns / %d, runq %d ns / %d (%.2f%%)" %
           (t["tid"], want_sum, want_n, g["sum_ns"], g["count"], 100 * err))
     if err > 0.02 or abs(g["count"] - want_n) > 2:
-        ok = False
+        # a switch the kernel did not record (see docs/design.md) ends a
+        # wait unmeasured: fewer intervals, never more time than schedstat
+        if (out["incomplete"]["missed_switch"] and g["count"] >= want_n - 2 and
+                g["sum_ns"] <= want_sum * 1.02 and err <= 0.06):
+            print("  (within what %d missed switches explain)" % out["incomplete"]["missed_switch"])
+        else:
+            ok = False
     # buckets must add up to the count, in floor-log2 order
     assert sum(b["count"] for b in g["buckets"]) == g["count"]
     for b in g["buckets"]:

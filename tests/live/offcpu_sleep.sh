@@ -32,7 +32,11 @@ print("sleeper", tid, "buckets", b, "incomplete", out["incomplete"])
 assert b.get((16, 31)) == n, "expected %d intervals in [16, 32) ms" % n
 # nothing longer; shorter ones are the thread's migration to its CPU
 assert max(high for low, high in b) == 31, "intervals beyond 32 ms"
-assert 0.99 * n * 20e6 <= g[0]["sum_ns"] <= 1.05 * n * 20e6, "sum %d ns for %d sleeps" % (g[0]["sum_ns"], n)
+# off-CPU = the sleeps, their timer slack, and the waits for a CPU after
+# each wakeup, which the kernel counts in run_delay (a loaded host)
+delay = wl["threads"][0]["run_delay_ns"]
+assert 0.99 * n * 20e6 <= g[0]["sum_ns"] <= 1.03 * n * 20e6 + delay, \
+    "sum %d ns for %d sleeps (run_delay %d ns)" % (g[0]["sum_ns"], n, delay)
 PY
 
 # The same in the two text layouts: a section for the thread with the row.
