@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Bounded per-thread state: tid -> pending interval starts. Open addressing
- * with linear probing and backward-shift deletion; the capacity is fixed at
- * creation so memory never grows with the window.
+ * with linear probing and backward-shift deletion. It starts at 1024 slots
+ * and doubles as threads arrive, up to twice the capacity fixed at
+ * creation (--max-tasks), so memory is bounded and, for the usual few
+ * hundred threads, small enough to stay in the cache. tasktab_get() may
+ * move every entry: pointers from before it are stale.
  */
 #ifndef OFFCPU_TASKTAB_H
 #define OFFCPU_TASKTAB_H
@@ -27,6 +30,7 @@ struct task {
 struct tasktab {
 	struct task *slot;
 	uint32_t mask;		/* number of slots - 1 */
+	uint32_t max_mask;	/* the most slots it may grow to, - 1 */
 	uint32_t used;
 	uint32_t cap;		/* max entries (--max-tasks) */
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "tasktab.h"
 #include "fixture.h"
 
 #define S_SLEEP 0x1
@@ -510,6 +511,41 @@ START_TEST(test_tasktab)
 }
 END_TEST
 
+/* The task table grows from 1024 slots, keeps every entry, stops at its cap */
+START_TEST(test_tasktab_grows)
+{
+	struct tasktab t;
+	int32_t tid;
+
+	ck_assert_int_eq(tasktab_init(&t, 5000), 0);
+	ck_assert_uint_eq(t.mask + 1, 1024);
+	for (tid = 1; tid <= 5000; tid++) {
+		struct task *e = tasktab_get(&t, tid * 7);
+
+		ck_assert_ptr_nonnull(e);
+		e->runq_ts = (uint64_t)tid;
+	}
+	ck_assert_uint_ge(t.mask + 1, 10000);
+	ck_assert_uint_le(t.mask + 1, 16384);
+	ck_assert_ptr_null(tasktab_get(&t, 999999));	/* at the cap */
+	for (tid = 1; tid <= 5000; tid += 2)
+		tasktab_del(&t, tasktab_find(&t, tid * 7));
+	for (tid = 1; tid <= 5000; tid++) {
+		struct task *e = tasktab_find(&t, tid * 7);
+
+		if (tid % 2) {
+			ck_assert_ptr_null(e);
+		} else {
+			ck_assert_ptr_nonnull(e);
+			ck_assert_uint_eq(e->runq_ts, (uint64_t)tid);
+		}
+	}
+	ck_assert_uint_eq(t.used, 2500);
+	ck_assert_ptr_nonnull(tasktab_get(&t, 999999));
+	tasktab_fini(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analyzer");
@@ -530,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, test_inferred_switch);
 	tcase_add_test(tc, test_compat);
 	tcase_add_test(tc, test_tasktab);
+	tcase_add_test(tc, test_tasktab_grows);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
