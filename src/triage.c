@@ -254,9 +254,11 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 		"offcpu_ftrace_time_share{state=\"waiting\"} %.4f\n"
 		"offcpu_ftrace_time_share{state=\"blocked\"} %.4f\n", v->running, v->waiting,
 		v->blocked);
-	fprintf(f, "# TYPE offcpu_ftrace_verdict info\n"
-		"# HELP offcpu_ftrace_verdict The triage verdict.\n"
-		"offcpu_ftrace_verdict_info{kind=\"%s\"} 1\n", v->name);
+	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
+	 * parser (promtool check metrics, older scrapers) refuses "info". */
+	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"
+		"# HELP offcpu_ftrace_verdict The triage verdict (1 for the verdict given).\n"
+		"offcpu_ftrace_verdict{kind=\"%s\"} 1\n", v->name);
 	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n"
 		"# UNIT offcpu_ftrace_window_seconds seconds\n"
 		"# HELP offcpu_ftrace_window_seconds How long tracing was on.\n"

@@ -18,7 +18,7 @@ def check(path):
         if line.startswith("# TYPE "):
             _, _, name, kind = line.split(" ", 3)
             assert re.fullmatch(NAME, name), "line %d: bad name" % n
-            assert kind in ("histogram", "gauge", "counter", "info"), "line %d: type" % n
+            assert kind in ("histogram", "gauge", "counter"), "line %d: type" % n
             assert name not in types, "line %d: %s declared twice" % (n, name)
             types[name] = kind
             continue
@@ -31,7 +31,7 @@ def check(path):
         name, labels, value = m.group(1), m.group(3) or "", m.group(4)
         v = float(value)
         assert not math.isnan(v) and v >= 0, "line %d: value %s" % (n, value)
-        fam = re.sub(r"_(bucket|count|sum|info)$", "", name)
+        fam = re.sub(r"_(bucket|count|sum)$", "", name)
         assert fam in types or name in types, "line %d: %s has no TYPE" % (n, name)
         if name.endswith("_bucket"):
             le = re.search(r'le="([^"]+)"', labels).group(1)
