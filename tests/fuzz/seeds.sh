@@ -18,7 +18,7 @@ fz=$top/tests/fuzz
 kernels="5.10.0-32-cloud-amd64 6.1.0-57-cloud-amd64 6.12.117+deb13-cloud-amd64 6.18.44-host"
 
 [ -d "$fx/kernels" ] || { echo "seeds.sh: no fixtures under $fx" >&2; exit 1; }
-for t in decode fmt histfile histparse; do
+for t in decode fmt histfile histparse tdat; do
 	mkdir -p "$out/$t"
 done
 
@@ -153,6 +153,11 @@ for f in "$fx"/bpftrace-*.txt "$fx"/bcc-*.txt "$fx"/*.json; do
 	[ -f "$f" ] && cp "$f" "$out/histparse/"
 done
 
-for t in decode fmt histfile histparse; do
+# --- tdat: the trace-cmd recordings as they are
+for f in "$fx"/trace-cmd/*.dat; do
+	[ -f "$f" ] && cp "$f" "$out/tdat/"
+done
+
+for t in decode fmt histfile histparse tdat; do
 	printf '%s: %s seeds\n' "$t" "$(find "$out/$t" -type f | wc -l)"
 done

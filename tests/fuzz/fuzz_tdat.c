@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target: the recording reader (`offcpu-ftrace report FILE`). The
+ * input is a whole trace.dat; it goes through file_backend_ops exactly as
+ * report opens it: tdat_scan()'s structural checks, the probe child,
+ * libtracecmd's headers, the page checks, then every record through
+ * decode_record() in time order.
+ *
+ * Invariants checked (abort): open() returns 0 or a negative errno, and a
+ * failure comes with a one-line message; events come out merged in time
+ * order (an event earlier than the one before it must be earlier than
+ * something its own CPU already gave: a corrupt file's own CPU stream
+ * may step back, which the analyzer counts as late, but the merge may
+ * not reorder) and on CPUs below the file's CPU count; a
+ * second read after the drain yields nothing; lost() reports at most the
+ * file's CPUs; close() succeeds.
+ *
+ * The input is written to a memfd and opened through /proc/self/fd/N, so
+ * nothing touches the file system.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memfd_create */
+#endif
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "event.h"
+#include "recfile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fuzz_tdat: %s\n", what);
+	abort();
+}
+
+struct seen {
+	uint64_t n, last_ts;
+	unsigned ncpu;
+	uint64_t *cpu_max;	/* latest timestamp each CPU gave */
+};
+
+static void on_ev(const struct sched_event *ev, void *arg)
+{
+	struct seen *s = arg;
+
+	if (ev->cpu < 0 || (unsigned)ev->cpu >= s->ncpu)
+		die("event on a CPU the file does not have");
+	if (s->n && ev->ts < s->last_ts && ev->ts >= s->cpu_max[ev->cpu])
+		die("the merge across CPUs put events out of time order");
+	if (ev->ts > s->cpu_max[ev->cpu])
+		s->cpu_max[ev->cpu] = ev->ts;
+	s->last_ts = ev->ts;
+	s->n++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct trace_req req = { 0 };
+	struct replay_info info;
+	struct backend *b = NULL;
+	struct seen s = { 0 };
+	uint64_t lost[64];
+	char path[64], err[BACKEND_ERRLEN];
+	size_t off = 0;
+	int fd, ret;
+	bool mono;
+
+	fd = memfd_create("fuzz_tdat", MFD_CLOEXEC);
+	if (fd < 0)
+		die("memfd_create");
+	while (off < size) {
+		ssize_t n = write(fd, data + off, size - off);
+
+		if (n <= 0)
+			die("write to the memfd");
+		off += (size_t)n;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	req.replay_path = path;
+	err[0] = '\0';
+	ret = file_backend_ops.open(&b, &req, err, sizeof(err));
+	if (ret > 0)
+		die("open returned a positive value");
+	if (ret < 0) {
+		if (!err[0] || strchr(err, '\n'))
+			die("open failed without a one-line message");
+		goto out;
+	}
+	if (replay_info(b, &info))
+		die("replay_info failed on an open recording");
+	s.ncpu = info.ncpu;
+	s.cpu_max = calloc(info.ncpu ? info.ncpu : 1, sizeof(*s.cpu_max));
+	if (!s.cpu_max)
+		die("out of memory");
+	if (file_backend_ops.lost(b, lost, 64) > info.ncpu)
+		die("lost() reports more CPUs than the file has");
+	(void)file_backend_ops.clock(b, &mono);
+	(void)file_backend_ops.states(b);
+	(void)file_backend_ops.events(b);
+	if (file_backend_ops.start(b))
+		die("start failed");
+	/* two reads as a live run does them, then the drain */
+	if (file_backend_ops.read(b, info.window_start_ns + (info.window_end_ns -
+			info.window_start_ns) / 2, false, on_ev, &s) == 0)
+		(void)file_backend_ops.read(b, UINT64_MAX, true, on_ev, &s);
+	{
+		uint64_t before = s.n;
+
+		(void)file_backend_ops.read(b, UINT64_MAX, true, on_ev, &s);
+		if (s.n != before)
+			die("a second drain yielded events");
+	}
+	if (file_backend_ops.stop(b))
+		die("stop failed");
+	{
+		char name[128];
+
+		(void)replay_ksym_name(b, 0xffffffff81000000ull, name, sizeof(name));
+	}
+out:
+	free(s.cpu_max);
+	if (b && file_backend_ops.close(b, err, sizeof(err)))
+		die("close failed");
+	close(fd);
+	return 0;
+}
+
+#ifndef FUZZ_LIBFUZZER
+#include "standalone.h"
+#endif
