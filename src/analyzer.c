@@ -243,7 +243,7 @@ static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 		return;
 	if (comm && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
 	    (an->cfg.key == KEY_TID || tid == tgid || !g->comm[0]))
-		memcpy(g->comm, comm, COMM_LEN);
+		comm_copy(g->comm, comm);
 	hist_add(&g->h, ns, an->cfg.unit_ns);
 }
 
@@ -261,7 +261,7 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		return;
 	}
 	if (comm)
-		memcpy(t->comm, comm, COMM_LEN);
+		comm_copy(t->comm, comm);
 	if (flag == TASK_RUNQ && (t->flags & TASK_RUNQ) && state == START_KEEP)
 		return;		/* perf sched: the first wakeup wins */
 	/* how the run-queue wait began: a preemption, or a wakeup */

@@ -10,8 +10,22 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define COMM_LEN 16	/* TASK_COMM_LEN: comm fields are char[16] */
+
+/*
+ * Copy a comm into a char[COMM_LEN], NUL-padded: up to its NUL or 16
+ * bytes, so a shorter string (a parsed name, a test's literal) is never
+ * read past its end.
+ */
+static inline void comm_copy(char *dst, const char *src)
+{
+	size_t n = strnlen(src, COMM_LEN);
+
+	memcpy(dst, src, n);
+	memset(dst + n, 0, COMM_LEN - n);
+}
 
 enum sched_ev_type {
 	SEV_SWITCH = 1,

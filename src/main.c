@@ -9,6 +9,20 @@
 #include "cli.h"
 #include "config.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/*
+ * --enable-sanitizers: LeakSanitizer's suppressions for leaks in the
+ * libraries, not ours (tests/fuzz/lsan.supp says why): libtracecmd's
+ * trace-clock name, allocated by glibc's sscanf("%ms"), which this
+ * program never uses itself.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\nleak:libtracecmd.so\nleak:__vfscanf_internal\n";
+}
+#endif
+
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);

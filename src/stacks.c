@@ -183,7 +183,7 @@ void stackagg_add_n(struct stackagg *a, int64_t id, int32_t tgid, const char *co
 	a->index[i] = (int32_t)a->n++;
 found:
 	if (comm)
-		memcpy(e->comm, comm, COMM_LEN);
+		comm_copy(e->comm, comm);
 	if (tgid >= 0)
 		e->tgid = tgid;
 	e->count += n;
