@@ -35,6 +35,8 @@
 
 struct pcpu {
 	int cpu;
+	bool retired;		/* CPU went offline and came back: its events
+				 * are dead; a new slot reads the CPU now */
 	int fd[NTYPES];		/* fd[0] owns the ring; the others redirect to it */
 	void *map;
 	size_t map_len;
@@ -53,13 +55,30 @@ struct pcpu {
 	uint8_t scratch[65536];	/* a record that wraps around the ring end */
 };
 
+/*
+ * CPU hotplug. A CPU that is offline when we open has no events: they are
+ * opened when it comes online. A per-CPU event whose CPU goes offline is
+ * taken off it for good (it does not count after the CPU returns), so
+ * when a CPU we saw offline is online again its slot is retired (disabled,
+ * read to the end, then closed) and a new slot opened for it. Seen by
+ * reading /sys/devices/system/cpu/online at every read; what a returning
+ * CPU recorded before we reopened is not seen (the analyzer's
+ * missed-switch checks catch what that breaks), nor an offline-online
+ * cycle quicker than one read.
+ */
 struct backend {
 	char root[PATH_MAX];
 	struct sched_layout layout;
 	bool layout_ok;
-	struct pcpu *cpus;
+	struct pcpu **cpus;	/* slots: CPU i's first is slot i */
+	unsigned nslot, slotcap;
 	unsigned ncpu;
-	struct pollfd *pfd;
+	int *active;		/* per CPU: its slot now */
+	uint8_t *online;	/* per CPU: as at the last check */
+	size_t ring;		/* bytes per CPU ring */
+	int32_t filter_tid;	/* -t in the kernel, or -1 */
+	bool started;
+	struct pollfd *pfd;	/* per slot */
 	struct tsheap heap;
 	uint64_t *next_ts;
 	bool mono;
@@ -152,9 +171,9 @@ static int open_error(int ret, char *err, size_t errlen)
 	return ret;
 }
 
-static int open_cpu(struct backend *b, struct pcpu *c, size_t ring, const struct trace_req *req,
-		    char *err, size_t errlen)
+static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 {
+	size_t ring = b->ring;
 	struct perf_event_attr a;
 	unsigned t;
 	long fd;
@@ -184,7 +203,7 @@ static int open_cpu(struct backend *b, struct pcpu *c, size_t ring, const struct
 		a.watermark = 1;
 		a.wakeup_watermark = (uint32_t)(ring / 2);
 		fd = perf_open(&a, c->cpu, -1);
-		if (fd < 0 && errno == EINVAL && b->mono && t == 0 && c->cpu == b->cpus[0].cpu) {
+		if (fd < 0 && errno == EINVAL && b->mono && t == 0 && c->cpu == b->cpus[0]->cpu) {
 			/* before 4.1: no clockid; perf's own clock then */
 			b->mono = false;
 			a.use_clockid = 0;
@@ -200,14 +219,14 @@ static int open_cpu(struct backend *b, struct pcpu *c, size_t ring, const struct
 		    ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->chain_id))
 			return errf(err, errlen, -errno, "PERF_EVENT_IOC_ID");
 		/* -t: let the kernel drop what cannot concern the thread */
-		if (req->npids == 1 && !req->follow_fork) {
+		if (b->filter_tid >= 0) {
 			char filter[96];
 
 			if (t == 0)
 				snprintf(filter, sizeof(filter), "prev_pid == %d || next_pid == %d",
-					 req->pids[0], req->pids[0]);
+					 b->filter_tid, b->filter_tid);
 			else
-				snprintf(filter, sizeof(filter), "pid == %d", req->pids[0]);
+				snprintf(filter, sizeof(filter), "pid == %d", b->filter_tid);
 			/* not fatal: the analyzer filters in user space anyway */
 			ioctl(c->fd[t], PERF_EVENT_IOC_SET_FILTER, filter);
 		}
@@ -233,6 +252,150 @@ static int open_cpu(struct backend *b, struct pcpu *c, size_t ring, const struct
 	return 0;
 }
 
+/* Room for @n slots in every per-slot array; 0 or -ENOMEM. */
+static int grow_slots(struct backend *b, unsigned n)
+{
+	struct pcpu **cpus;
+	struct pollfd *pfd;
+	unsigned *hv;
+	uint64_t *ts;
+	unsigned i;
+
+	if (n <= b->slotcap)
+		return 0;
+	cpus = realloc(b->cpus, n * sizeof(*cpus));
+	if (cpus)
+		b->cpus = cpus;
+	pfd = realloc(b->pfd, n * sizeof(*pfd));
+	if (pfd)
+		b->pfd = pfd;
+	hv = realloc(b->heap.v, n * sizeof(*hv));
+	if (hv)
+		b->heap.v = hv;
+	ts = realloc(b->next_ts, n * sizeof(*ts));
+	if (ts)
+		b->next_ts = ts;
+	b->heap.key = b->next_ts;
+	if (!cpus || !pfd || !hv || !ts)
+		return -ENOMEM;
+	for (i = b->slotcap; i < n; i++) {
+		b->cpus[i] = NULL;
+		b->pfd[i].fd = -1;
+		b->pfd[i].events = POLLIN;
+	}
+	b->slotcap = n;
+	return 0;
+}
+
+/* A new, unopened slot for @cpu, or NULL. */
+static struct pcpu *new_slot(struct backend *b, int cpu)
+{
+	struct pcpu *c;
+	unsigned t;
+
+	if (b->nslot == b->slotcap && grow_slots(b, b->slotcap * 2 + 1))
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cpu = cpu;
+	for (t = 0; t < NTYPES; t++)
+		c->fd[t] = -1;
+	b->cpus[b->nslot++] = c;
+	return c;
+}
+
+/* Which CPUs are online now, from /sys/devices/system/cpu/online ("0-3,5"). */
+static void online_cpus(struct backend *b, uint8_t *on)
+{
+	char buf[4096], *p, *end;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	size_t n;
+
+	memset(on, 1, b->ncpu);		/* unknown: assume all */
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	memset(on, 0, b->ncpu);
+	for (p = buf; *p >= '0' && *p <= '9'; p = end + 1) {
+		unsigned long lo = strtoul(p, &end, 10), hi = lo;
+
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		for (; lo <= hi && lo < b->ncpu; lo++)
+			on[lo] = 1;
+		if (*end != ',')
+			break;
+	}
+}
+
+static void slot_enable(struct pcpu *c, unsigned long req)
+{
+	unsigned t;
+
+	for (t = 0; t < NTYPES; t++)
+		if (c->fd[t] >= 0)
+			ioctl(c->fd[t], req, 0);
+}
+
+/* Follow CPUs going offline and online (see struct backend). */
+static void track_hotplug(struct backend *b)
+{
+	uint8_t on[1024];
+	char err[BACKEND_ERRLEN];
+	unsigned cpu;
+
+	if (b->ncpu > sizeof(on))
+		return;
+	online_cpus(b, on);
+	for (cpu = 0; cpu < b->ncpu; cpu++) {
+		struct pcpu *c = b->cpus[b->active[cpu]], *n;
+		bool was = b->online[cpu];
+
+		b->online[cpu] = on[cpu];
+		if (!on[cpu] || was)
+			continue;
+		/* back online (or online for the first time since we opened) */
+		if (c->fd[0] >= 0) {
+			slot_enable(c, PERF_EVENT_IOC_DISABLE);
+			c->retired = true;
+			n = new_slot(b, (int)cpu);
+			if (!n)
+				continue;
+			b->active[cpu] = (int)(b->nslot - 1);
+		} else {
+			n = c;
+		}
+		if (open_cpu(b, n, err, sizeof(err)) == 0 && n->fd[0] >= 0) {
+			b->pfd[b->active[cpu]].fd = n->fd[0];
+			if (b->started)
+				slot_enable(n, PERF_EVENT_IOC_ENABLE);
+		} else {
+			b->online[cpu] = 0;	/* not ready yet: again next read */
+		}
+	}
+}
+
+/* A retired slot read to its end: close it. */
+static void slot_close(struct backend *b, unsigned i)
+{
+	struct pcpu *c = b->cpus[i];
+	unsigned t;
+
+	if (c->map)
+		munmap(c->map, c->map_len);
+	c->map = NULL;
+	c->meta = NULL;
+	for (t = 0; t < NTYPES; t++) {
+		if (c->fd[t] >= 0)
+			close(c->fd[t]);
+		c->fd[t] = -1;
+	}
+	b->pfd[i].fd = -1;
+}
+
 static int perf_open_backend(struct backend **out, const struct trace_req *req,
 			     char *err, size_t errlen)
 {
@@ -248,6 +411,7 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->mono = true;
 	b->kstack = req->kstack;
 	b->ustack = req->ustack;
+	b->filter_tid = req->npids == 1 && !req->follow_fork ? req->pids[0] : -1;
 	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
@@ -289,24 +453,20 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 			p *= 2;
 		ring = p;
 	}
-	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
-	b->pfd = calloc(b->ncpu, sizeof(*b->pfd));
-	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
-	b->next_ts = calloc(b->ncpu, sizeof(*b->next_ts));
-	if (!b->cpus || !b->pfd || !b->heap.v || !b->next_ts)
+	b->ring = ring;
+	b->active = calloc(b->ncpu, sizeof(*b->active));
+	b->online = calloc(b->ncpu, sizeof(*b->online));
+	if (!b->active || !b->online || grow_slots(b, b->ncpu))
 		return errf(err, errlen, -ENOMEM, "perf backend");
-	b->heap.key = b->next_ts;
+	online_cpus(b, b->online);
 	for (i = 0; i < b->ncpu; i++) {
-		b->cpus[i].cpu = (int)i;
-		for (unsigned t = 0; t < NTYPES; t++)
-			b->cpus[i].fd[t] = -1;
-	}
-	for (i = 0; i < b->ncpu; i++) {
-		ret = open_cpu(b, &b->cpus[i], ring, req, err, errlen);
+		b->active[i] = (int)i;
+		if (!new_slot(b, (int)i))
+			return errf(err, errlen, -ENOMEM, "perf backend");
+		ret = open_cpu(b, b->cpus[i], err, errlen);
 		if (ret)
 			return ret;
-		b->pfd[i].fd = b->cpus[i].fd[0];
-		b->pfd[i].events = POLLIN;
+		b->pfd[i].fd = b->cpus[i]->fd[0];
 	}
 	return 0;
 }
@@ -315,26 +475,33 @@ static int for_each_fd(struct backend *b, unsigned long req)
 {
 	unsigned i, t;
 
-	for (i = 0; i < b->ncpu; i++)
+	for (i = 0; i < b->nslot; i++) {
+		if (b->cpus[i]->retired)
+			continue;
 		for (t = 0; t < NTYPES; t++)
-			if (b->cpus[i].fd[t] >= 0 && ioctl(b->cpus[i].fd[t], req, 0))
+			if (b->cpus[i]->fd[t] >= 0 && ioctl(b->cpus[i]->fd[t], req, 0))
 				return -errno;
+	}
 	return 0;
 }
 
 static int perf_start(struct backend *b)
 {
-	return for_each_fd(b, PERF_EVENT_IOC_ENABLE);
+	int ret = for_each_fd(b, PERF_EVENT_IOC_ENABLE);
+
+	b->started = ret == 0;
+	return ret;
 }
 
 static int perf_stop(struct backend *b)
 {
+	b->started = false;
 	return for_each_fd(b, PERF_EVENT_IOC_DISABLE);
 }
 
 static int perf_wait(struct backend *b, int timeout_ms)
 {
-	return poll(b->pfd, b->ncpu, timeout_ms) < 0 ? -errno : 0;
+	return poll(b->pfd, b->nslot, timeout_ms) < 0 ? -errno : 0;
 }
 
 /* Copy @len bytes at ring offset @off, unwrapping. */
@@ -486,9 +653,11 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 	uint64_t start = mono_ns(), upto;
 	unsigned i;
 
+	if (b->started)
+		track_hotplug(b);	/* may add slots: before any pointer is taken */
 	b->heap.n = 0;
-	for (i = 0; i < b->ncpu; i++) {
-		struct pcpu *c = &b->cpus[i];
+	for (i = 0; i < b->nslot; i++) {
+		struct pcpu *c = b->cpus[i];
 
 		if (!c->meta)
 			continue;
@@ -505,7 +674,7 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 		upto = limit;
 	while (b->heap.n) {
 		unsigned ci = b->heap.v[0];
-		struct pcpu *c = &b->cpus[ci];
+		struct pcpu *c = b->cpus[ci];
 
 		if (c->ev[c->iev].ts > upto)
 			break;
@@ -521,8 +690,8 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 	 * Give the kernel back what was consumed: up to the record being held
 	 * (its start), or everything read.
 	 */
-	for (i = 0; i < b->ncpu; i++) {
-		struct pcpu *c = &b->cpus[i];
+	for (i = 0; i < b->nslot; i++) {
+		struct pcpu *c = b->cpus[i];
 		uint64_t tail = c->pos;
 
 		if (!c->meta)
@@ -532,6 +701,10 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 		if (c->iev < c->nev)
 			tail = c->rec_start;
 		__atomic_store_n(&c->meta->data_tail, tail, __ATOMIC_RELEASE);
+		/* a retired slot read to its end (lost counts stay with it) */
+		if (c->retired && c->iev >= c->nev && c->pos >= c->head &&
+		    __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE) == c->pos)
+			slot_close(b, i);
 	}
 	return 0;
 }
@@ -548,7 +721,10 @@ static unsigned perf_lost(struct backend *b, uint64_t *lost, unsigned max)
 	unsigned i;
 
 	for (i = 0; i < b->ncpu && i < max; i++)
-		lost[i] = b->cpus[i].lost;
+		lost[i] = 0;
+	for (i = 0; i < b->nslot; i++)
+		if ((unsigned)b->cpus[i]->cpu < max)
+			lost[b->cpus[i]->cpu] += b->cpus[i]->lost;
 	return b->ncpu < max ? b->ncpu : max;
 }
 
@@ -580,18 +756,21 @@ static int perf_close(struct backend *b, char *err, size_t errlen)
 	(void)errlen;
 	if (!b)
 		return 0;
-	for (i = 0; b->cpus && i < b->ncpu; i++) {
-		struct pcpu *c = &b->cpus[i];
+	for (i = 0; b->cpus && i < b->nslot; i++) {
+		struct pcpu *c = b->cpus[i];
 
 		if (c->map)
 			munmap(c->map, c->map_len);
 		for (t = 0; t < NTYPES; t++)
 			if (c->fd[t] >= 0)
 				close(c->fd[t]);
+		free(c);
 	}
 	if (b->layout_ok)
 		fmt_fini(&b->layout);
 	free(b->cpus);
+	free(b->active);
+	free(b->online);
 	free(b->pfd);
 	free(b->heap.v);
 	free(b->next_ts);

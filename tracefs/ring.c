@@ -47,6 +47,8 @@ struct ring_cpu {
 	uint64_t last_ts;	/* newest timestamp read (when needed) */
 	uint64_t missed;	/* reported by page headers */
 	uint64_t bad_pages;
+	bool absent;		/* no buffer yet (CPU offline when we opened):
+				 * tried again every read cycle */
 };
 
 struct backend {
@@ -282,6 +284,33 @@ static int count_cpus(struct backend *b)
 	return max + 1;
 }
 
+/* Open @c's trace_pipe_raw and add it to the poll set; 0 or a negative errno. */
+static int cpu_open(struct backend *b, struct ring_cpu *c)
+{
+	char file[64], *path;
+	int ret;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c->cpu);
+	path = tracefs_instance_get_file(b->inst, file);
+	if (!path)
+		return -ENOMEM;
+	c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ret = -errno;
+	tracefs_put_tracing_file(path);
+	if (c->fd < 0)
+		return ret;
+	c->tc = tracefs_cpu_alloc_fd(c->fd, (int)b->page_size, true);
+	if (!c->tc) {
+		close(c->fd);
+		c->fd = -1;
+		return -ENOMEM;
+	}
+	c->absent = false;
+	b->pfd[c->cpu].fd = c->fd;
+	b->pfd[c->cpu].events = POLLIN;
+	return 0;
+}
+
 static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t errlen)
 {
 	char file[64], val[32];
@@ -310,7 +339,6 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 		return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
 	for (i = 0; i < b->ncpu; i++) {
 		struct ring_cpu *c = &b->cpus[i];
-		char *path;
 
 		c->cpu = (int)i;
 		c->fd = -1;
@@ -318,25 +346,17 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 		c->q = calloc(per_cpu_pages, sizeof(*c->q));
 		if (!c->q || page_cursor_init(&c->cur, &b->layout))
 			return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
-		snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", i);
-		path = tracefs_instance_get_file(b->inst, file);
-		if (!path)
-			return errf(err, errlen, -ENOMEM, "%s", "ring buffers");
-		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		ret = -errno;
-		tracefs_put_tracing_file(path);
-		if (c->fd < 0) {
-			/* a possible but absent CPU has no buffer to read */
-			if (ret == -ENOENT || ret == -ENODEV)
-				continue;
-			return errf(err, errlen, ret, "cannot open %s",
-				    file);
+		b->pfd[i].fd = -1;
+		ret = cpu_open(b, c);
+		if (ret == -ENOENT || ret == -ENODEV) {
+			/* a possible CPU without a buffer: offline now, maybe later not */
+			c->absent = true;
+			continue;
 		}
-		c->tc = tracefs_cpu_alloc_fd(c->fd, (int)b->page_size, true);
-		if (!c->tc)
-			return errf(err, errlen, -ENOMEM, "%s", "tracefs_cpu");
-		b->pfd[i].fd = c->fd;
-		b->pfd[i].events = POLLIN;
+		if (ret) {
+			snprintf(file, sizeof(file), "per_cpu/cpu%u/trace_pipe_raw", i);
+			return errf(err, errlen, ret, "cannot open %s", file);
+		}
 	}
 	return page_cursor_init(&b->scratch, &b->layout);
 }
@@ -576,6 +596,12 @@ static int read_cycle(struct backend *b)
 
 		c->got_data = false;
 		c->capped = false;
+		/*
+		 * A CPU brought online after we started gets its buffer then;
+		 * what it recorded before our open is still in it.
+		 */
+		if (c->absent && cpu_open(b, c) == -ENOMEM)
+			return -ENOMEM;
 		if (!c->tc)
 			continue;
 		while (c->qlen < c->qcap) {
@@ -587,7 +613,8 @@ static int read_cycle(struct backend *b)
 			n = tracefs_cpu_read(c->tc, p, true);
 			if (n <= 0) {
 				page_put(b, p);
-				if (n < 0 && errno != EAGAIN && errno != EINTR)
+				/* ENODEV: the CPU is offline; its buffer stays for when it returns */
+				if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODEV)
 					return -errno;
 				break;
 			}

@@ -16,6 +16,10 @@
 #  - auto picks ring on 5.10 and hist on 6.1/6.12; offcpu -K falls back to
 #    the ring backend with a notice on 6.1; -c, -t, --state, intervals;
 #  - SIGKILL leaves triggers and synthetic events that cleanup removes;
+#  - CPU hotplug (the guest's CPU 1, never the host's): each backend
+#    finishes a window in which CPU 1 goes offline and back and reads CPU
+#    1 after it is back, and reads CPU 1 when it comes online after the
+#    window started;
 #  - afterwards tracefs has no instances, synthetic events or triggers.
 T=/sys/kernel/tracing
 B=/bin/offcpu-ftrace
@@ -236,6 +240,62 @@ if [ $HAVE_HIST = 1 ]; then
 		ok "cleanup: $(tr '\n' ';' < /tmp/c.out)" || fail "cleanup: $(cat /tmp/c.out)"
 fi
 $B runq --backend=ring 1 > /dev/null 2>&1 || fail "runq --backend=ring"
+
+# CPU hotplug. A: CPU 1 goes offline and comes back mid-window; the run
+# ends normally, and a thread pinned to CPU 1 afterwards sleeps 20 times
+# 40 ms: those 20 intervals are seen only if CPU 1 is read again. B: CPU 1 is offline when the run starts and comes online
+# in the window; a thread pinned there sleeps 30 times 40 ms, and those 30
+# off-CPU intervals are seen only if CPU 1's buffer (or events) is read.
+sleeps() {	# OUT WL: off-CPU intervals OUT has for WL's sleeping thread
+	# (by tid alone: the hist backend names exited threads "")
+	st=$(sed -n 's/.*"threads":\[{"tid":\([0-9]*\).*/\1/p' "$2")
+	tr '{' '\n' < "$1" | sed -n "s/^\"tid\":${st:-none},.*\"count\":\([0-9]*\),.*/\1/p" |
+		grep . || echo 0
+}
+hotplug() {
+	be=$1
+	c=/sys/devices/system/cpu/cpu1/online
+	rm -f /tmp/hp.err /tmp/hp2.err
+	$B offcpu -L --backend=$be --format=json 12 > /tmp/hp.json 2> /tmp/hp.err &
+	p=$!
+	banner /tmp/hp.err || fail "hotplug $be: did not start: $(cat /tmp/hp.err)"
+	$W sleep 40 50 1 > /dev/null 2>&1 &
+	w=$!
+	sleep 1
+	echo 0 > $c || fail "cannot take CPU 1 offline"
+	sleep 1
+	echo 1 > $c || fail "cannot bring CPU 1 online"
+	wait $w
+	sleep 1
+	$W sleep 20 40 1 > /tmp/hpw.json 2>&1
+	wait $p
+	rc=$?
+	n=$(sleeps /tmp/hp.json /tmp/hpw.json)
+	[ $rc = 0 ] && [ "$n" -ge 20 ] &&
+		ok "hotplug $be: CPU 1 offline and online mid-window, read again after (20 sleeps seen there)" ||
+		fail "hotplug $be: CPU 1 offline and online mid-window: exit $rc, sleeper pinned after seen $n times: $(threads /tmp/hp.json | tr '\n' ';') $(cat /tmp/hp.err)"
+	echo 0 > $c || fail "cannot take CPU 1 offline"
+	$B offcpu -L --backend=$be --format=json 10 > /tmp/hp2.json 2> /tmp/hp2.err &
+	p=$!
+	banner /tmp/hp2.err || fail "hotplug $be: did not start with CPU 1 offline: $(cat /tmp/hp2.err)"
+	echo 1 > $c || fail "cannot bring CPU 1 online"
+	sleep 1
+	$W sleep 30 40 1 > /tmp/hpw.json 2>&1
+	wait $p
+	rc=$?
+	n=$(sleeps /tmp/hp2.json /tmp/hpw.json)
+	[ $rc = 0 ] && [ "$n" -ge 30 ] &&
+		ok "hotplug $be: CPU 1 online mid-window is read (30 sleeps seen there)" ||
+		{ fail "hotplug $be: CPU 1 online mid-window: exit $rc, pinned sleeper seen $n times: $(threads /tmp/hp2.json | tr '\n' ';') $(cat /tmp/hp2.err)"; }
+	grep -q . $c && [ "$(cat $c)" = 1 ] || echo 1 > $c
+}
+if [ -w /sys/devices/system/cpu/cpu1/online ]; then
+	hotplug ring
+	hotplug perf
+	[ $HAVE_HIST = 1 ] && hotplug hist
+else
+	echo "skip: CPU 1 cannot be taken offline here"
+fi
 
 # left as found
 left=$(ls $T/instances)
