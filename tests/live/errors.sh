@@ -51,6 +51,15 @@ expect 1 "not a tracefs directory" runq --tracefs /tmp 1
 expect 1 "not a tracefs directory" cleanup --tracefs /nonexistent
 check_restored "bad input"
 
+# unwritable output: one line, exit 1, the instance removed
+for fmt in bcc json openmetrics; do
+	"$BIN" runq --format=$fmt 0.2 > /dev/full 2> "$TMP/e"; rc=$?
+	[ $rc = 1 ] && grep -q "cannot write the output" "$TMP/e" ||
+		{ cat "$TMP/e"; fail "runq --format=$fmt > /dev/full: exit $rc"; }
+done
+expect 1 "cannot create /nonexistent/x.dat" record -o /nonexistent/x.dat 0.2
+check_restored "unwritable output"
+
 # COMM with quotes, spaces and operators never reaches a filter: it works
 "$BIN" runq -c 'a" || 1 &&' 0.2 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "odd COMM rejected"; }
 check_restored "odd COMM"
