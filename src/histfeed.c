@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyzer.h"
@@ -9,15 +10,78 @@
 
 #define MAX_FRAMES 64
 
-/* The name of @tid: looked up once per run of entries with that tid */
-static const char *name_of(const struct histfeed_ops *ops, int32_t tid, int32_t *last,
-			   char *comm, size_t len)
+/* Thread names the kernel recorded (the keys=pid,comm histogram), by tid */
+struct name {
+	int32_t tid;
+	const char *comm;
+};
+
+struct names {
+	struct name *v;
+	size_t n;
+};
+
+static bool is_names_hist(const struct histfile_hist *hh)
+{
+	return hh->trigger && !strncmp(hh->trigger, "hist:keys=pid,comm:", 19);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Collect the names histogram's (tid, comm) pairs; 0 or -ENOMEM. */
+static int names_load(struct names *nm, const struct histfile *hf)
+{
+	size_t h, i, cap = 0;
+
+	for (h = 0; h < hf->nhists; h++) {
+		const struct histfile_hist *hh = &hf->hists[h];
+
+		if (!is_names_hist(hh))
+			continue;
+		for (i = 0; i < hh->nentries; i++) {
+			const struct histfile_key *pid = histfile_entry_key(&hh->entries[i], "pid");
+			const struct histfile_key *comm = histfile_entry_key(&hh->entries[i], "comm");
+
+			if (!pid || !comm || !comm->str || !comm->str[0])
+				continue;
+			if (nm->n == cap) {
+				struct name *v = realloc(nm->v, (cap = cap * 2 + 64) * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				nm->v = v;
+			}
+			nm->v[nm->n].tid = (int32_t)pid->value;
+			nm->v[nm->n++].comm = comm->str;
+		}
+	}
+	if (nm->n)
+		qsort(nm->v, nm->n, sizeof(*nm->v), cmp_name);
+	return 0;
+}
+
+/*
+ * The name of @tid: the kernel's (as it switched in), else the ops' (from
+ * /proc, while the thread lives); looked up once per run of its entries.
+ */
+static const char *name_of(const struct histfeed_ops *ops, const struct names *nm,
+			   int32_t tid, int32_t *last, char *comm, size_t len)
 {
 	if (tid <= 0)
 		return NULL;
 	if (tid != *last) {
+		struct name key = { .tid = tid }, *k;
+
 		*last = tid;
-		if (!ops || !ops->comm_of || ops->comm_of(tid, comm, len, ops->arg))
+		k = nm->n ? bsearch(&key, nm->v, nm->n, sizeof(*nm->v), cmp_name) : NULL;
+		if (k)
+			snprintf(comm, len, "%s", k->comm);
+		else if (!ops || !ops->comm_of || ops->comm_of(tid, comm, len, ops->arg))
 			comm[0] = '\0';
 	}
 	return comm[0] ? comm : NULL;
@@ -27,6 +91,7 @@ int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 	     uint64_t unit_ns, const struct histfeed_ops *ops, char *err, size_t errlen)
 {
 	struct histfile *hf = NULL;
+	struct names nm = { 0 };
 	char msg[256], comm[COMM_LEN] = "";
 	int32_t comm_tid = 0;
 	size_t i, h;
@@ -39,9 +104,17 @@ int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 		snprintf(err, errlen, "cannot read the kernel's histogram: %s", msg);
 		return ret;
 	}
+	if (names_load(&nm, hf)) {
+		histfile_free(hf);
+		snprintf(err, errlen, "cannot read the kernel's histogram: out of memory");
+		return -ENOMEM;
+	}
 	for (h = 0; h < hf->nhists; h++) {
 		const struct histfile_hist *hh = &hf->hists[h];
 
+		/* names beyond the names map's size come from /proc instead */
+		if (is_names_hist(hh))
+			continue;
 		an->counts.dropped += hh->dropped;
 		for (i = 0; i < hh->nentries; i++) {
 			const struct histfile_entry *e = &hh->entries[i];
@@ -49,7 +122,7 @@ int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 			const struct histfile_key *pid = histfile_entry_key(e, "pid");
 			const struct histfile_key *cpu = histfile_entry_key(e, "cpu");
 			int32_t tid = pid ? (int32_t)pid->value : 0;
-			const char *name = name_of(ops, tid, &comm_tid, comm, sizeof(comm));
+			const char *name = name_of(ops, &nm, tid, &comm_tid, comm, sizeof(comm));
 			uint64_t n = 0, sum = 0;
 			size_t k;
 
@@ -81,6 +154,7 @@ int histfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 			}
 		}
 	}
+	free(nm.v);
 	histfile_free(hf);
 	return 0;
 }

@@ -4,7 +4,8 @@
  * <p>lat synthetic event fed into the analyzer. Histogram entries (keys
  * [pid|cpu,]lat.buckets=UNIT, vals hitcount and lat, the sum) become
  * counted intervals; stack entries (keys pid,stack.stacktrace, vals
- * hitcount and lat) become off-CPU time by kernel stack.
+ * hitcount and lat) become off-CPU time by kernel stack; a names
+ * histogram (keys=pid,comm) names the threads, exited ones included.
  */
 #ifndef OFFCPU_HISTFEED_H
 #define OFFCPU_HISTFEED_H

@@ -11,8 +11,10 @@
  *       -> onchange($t).trace(<p>start, pid, $t)    one start per thread:
  *   synthetic/<p>start: hist:keys=pid:ts0=ts        the last one wins
  *   sched_switch: hist:keys=next_pid:lat=common_timestamp-$ts0
- *       :onmatch(synthetic.<p>start).trace(<p>lat, next_pid, lat)
+ *       :onmatch(synthetic.<p>start).trace(<p>lat, next_pid, next_comm, lat)
  *   synthetic/<p>lat: hist:keys=[pid|cpu,]lat.buckets=UNIT:vals=hitcount,lat
+ *   synthetic/<p>lat: hist:keys=pid,comm:vals=hitcount   (per-thread keys:
+ *       the names, exited threads included)
  * off-CPU time:
  *   the same, with sched_switch (prev_state in --state) as the only start
  *
@@ -322,7 +324,7 @@ static int close_at_switch_in(struct backend *b, const char *out_filter, const c
 	if (!ret)
 		ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
 			       "hist:keys=next_pid:lat=common_timestamp-$ts0:clock=mono"
-			       ":onmatch(synthetic.%sstart).trace(%slat,next_pid,$lat)%s", p, p,
+			       ":onmatch(synthetic.%sstart).trace(%slat,next_pid,next_comm,$lat)%s", p, p,
 			       in_filter);
 	return ret;
 }
@@ -399,7 +401,7 @@ static int setup_offcpu(struct backend *b, const struct trace_req *req, char *er
 		if (!ret)
 			ret = trig_add(b, "sched/sched_switch", 1, err, errlen,
 				       "hist:keys=next_pid:lat=common_timestamp-$ts0,s=$st0:clock=mono"
-				       ":onmatch(sched.sched_switch).trace(%slat,next_pid,$lat,$s)"
+				       ":onmatch(sched.sched_switch).trace(%slat,next_pid,next_comm,$lat,$s)"
 				       " if next_pid != 0", b->prefix);
 		return ret;
 	}
@@ -420,6 +422,13 @@ static int setup_result(struct backend *b, const struct trace_req *req, char *er
 			 (unsigned long long)req->off_min_ns, (unsigned long long)req->off_max_ns);
 	ret = trig_add(b, ev, 2, err, errlen, "hist:keys=%slat.buckets=%llu:vals=hitcount,lat"
 		       ":sort=lat:size=" HIST_SIZE "%s", key, (unsigned long long)b->unit_ns, range);
+	/*
+	 * Thread names as they switched in, so threads that exit before the
+	 * window's end are named too (/proc no longer has them)
+	 */
+	if (!ret && key[0] == 'p')
+		ret = trig_add(b, ev, 2, err, errlen, "hist:keys=pid,comm:vals=hitcount:size="
+			       HIST_SIZE "%s", range);
 	/* -K: time by (thread, kernel stack), in the same hist file */
 	if (!ret && req->kstack)
 		ret = trig_add(b, ev, 2, err, errlen, "hist:keys=pid,stack.stacktrace"
@@ -501,8 +510,9 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 	if (tfs_inst_write(b->inst, "trace_clock", "mono"))
 		tfs_inst_write(b->inst, "trace_clock", "global");
 	if ((!req->kstack && (ret = synth_add(b, "start", "pid_t pid; u64 ts", err, errlen))) ||
-	    (ret = synth_add(b, "lat", req->kstack ? "pid_t pid; u64 lat; unsigned long[] stack" :
-			     "pid_t pid; u64 lat", err, errlen)))
+	    (ret = synth_add(b, "lat", req->kstack ?
+			     "pid_t pid; char comm[16]; u64 lat; unsigned long[] stack" :
+			     "pid_t pid; char comm[16]; u64 lat", err, errlen)))
 		return ret;
 	ret = (req->modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
 	      setup_offcpu(b, req, err, errlen);

@@ -19,7 +19,12 @@ for k in a:
         continue
     if k == "window":
         a[k].pop("end_time"); b[k].pop("end_time")
-    assert a[k] == b.get(k), "%s differs:\n live %s\n file %s" % (k, str(a[k])[:400], str(b.get(k))[:400])
+    x, y = a[k], b.get(k)
+    if isinstance(x, list) and isinstance(y, list) and x != y:
+        i = next((i for i in range(min(len(x), len(y))) if x[i] != y[i]), min(len(x), len(y)))
+        assert False, "%s differs at entry %d of %d/%d:\n live %s\n file %s" % (
+            k, i, len(x), len(y), x[i] if i < len(x) else None, y[i] if i < len(y) else None)
+    assert x == y, "%s differs:\n live %s\n file %s" % (k, str(x)[:400], str(y)[:400])
 n = len(a.get("groups", [])) + len(a.get("stacks", []))
 print("identical:", n, "groups/stacks,", sum(a["events"][e] for e in a["events"] if e.startswith("sched")), "events")
 assert n > 0

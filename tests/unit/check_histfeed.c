@@ -194,6 +194,53 @@ START_TEST(test_dropped_and_garbage)
 }
 END_TEST
 
+/* The names histogram (6.12's layout) names threads /proc no longer has */
+START_TEST(test_names)
+{
+	const char *t = "# event histogram\n#\n"
+		"# trigger info: hist:keys=pid,comm:vals=hitcount:sort=hitcount:size=32768 [active]\n"
+		"#\n\n"
+		"{ pid:         15, comm: sleep                                              } hitcount:          1\n"
+		"{ pid:         27, comm: ksoftirqd/1                                        } hitcount:          2\n"
+		"\nTotals:\n    Hits: 3\n    Entries: 2\n    Dropped: 4\n\n"
+		"# event histogram\n#\n"
+		"# trigger info: hist:keys=pid,lat.buckets=1000:vals=hitcount,lat:sort=lat:size=32768 [active]\n"
+		"#\n\n"
+		"{ pid:         15, lat: ~ 40000-40999 } hitcount:          1  lat:      40519\n"
+		"{ pid:         27, lat: ~ 42000-42999 } hitcount:          2  lat:      84925\n"
+		"{ pid:         31, lat: ~ 5000-5999 } hitcount:          1  lat:       5001\n"
+		"\nTotals:\n    Hits: 4\n    Entries: 3\n    Dropped: 0\n";
+	struct an_cfg c = cfg(KEY_TID);
+	struct analyzer an;
+	char err[256] = "";
+	unsigned i, seen = 0;
+
+	ck_assert_int_eq(analyzer_init(&an, &c), 0);
+	ck_assert_msg(histfeed(t, strlen(t), &an, AN_RUNQ, UNIT, &names, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(an.runq.groups.n, 3);
+	for (i = 0; i < an.runq.groups.n; i++) {
+		const struct group *g = an.runq.groups.v[i];
+
+		if (g->id == 15) {		/* gone from /proc: the kernel's name */
+			ck_assert_str_eq(g->comm, "sleep");
+			seen |= 1;
+		} else if (g->id == 27) {	/* the kernel's name before /proc's */
+			ck_assert_str_eq(g->comm, "ksoftirqd/1");
+			ck_assert_uint_eq(g->h.count, 2);
+			seen |= 2;
+		} else if (g->id == 31) {	/* not in the names map: /proc's */
+			ck_assert_str_eq(g->comm, "t31");
+			seen |= 4;
+		}
+	}
+	ck_assert_uint_eq(seen, 7);
+	/* a full names map loses names, not intervals */
+	ck_assert_uint_eq(an.counts.dropped, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
 /* a frame table, as the hist backend keeps one */
 static char frame_names[64][64];
 static unsigned nframe_names;
@@ -272,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, test_offcpu_one_group);
 	tcase_add_test(tc, test_filters);
 	tcase_add_test(tc, test_dropped_and_garbage);
+	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_kstack);
 	suite_add_tcase(s, tc);
 	return check_run(s);
