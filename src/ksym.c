@@ -97,7 +97,7 @@ static int64_t ksyms_pool_add(struct ksyms *k, const char *s)
  * leading underscores (startup_64 rather than _stext), then a global
  * before a local, then file order.
  */
-static uint32_t ksyms_rank(char type, const char *name)
+uint32_t ksym_rank(char type, const char *name)
 {
 	uint32_t us = (uint32_t)strspn(name, "_");
 
@@ -121,7 +121,7 @@ static int ksyms_add(struct ksyms *k, uint64_t addr, char type,
 	}
 	s = &k->sym[k->nsym];
 	s->addr = addr;
-	s->rank = ksyms_rank(type, name);
+	s->rank = ksym_rank(type, name);
 	off = ksyms_pool_add(k, name);
 	if (off < 0)
 		return (int)off;

@@ -22,6 +22,12 @@ struct ksyms;
  * a malformed line, or another negative errno.
  */
 int ksyms_load(struct ksyms **out, const char *path);
+/*
+ * Among aliases at one address the lowest rank names it: fewer leading
+ * underscores, then global (upper-case type) before local, then the first
+ * in file order. Recordings keep the same alias (tracefs/recfile.c).
+ */
+uint32_t ksym_rank(char type, const char *name);
 void ksyms_free(struct ksyms *k);
 /*
  * No usable address: kptr_restrict (or a reader without CAP_SYSLOG) makes

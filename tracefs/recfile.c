@@ -26,6 +26,7 @@
 
 #include "decode.h"
 #include "fmt.h"
+#include "ksym.h"
 #include "recfile.h"
 #include "tdat.h"
 
@@ -606,6 +607,7 @@ out:
 
 struct sym {
 	uint64_t addr;
+	uint32_t rank;		/* ksym_rank(): the alias live runs name */
 	const char *line;	/* in the kallsyms text */
 	size_t len;		/* with its newline */
 	bool keep;
@@ -617,14 +619,18 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 /*
- * The kallsyms lines the stacks need: for each frame the symbol at or
- * below it and the one after, so a reader's "up to the next symbol"
- * lookup covers the frame exactly as with the full table. *what says
- * which of "subset", "all", "none" or "restricted" was stored.
+ * The kallsyms lines the stacks need: for each frame the text symbol at
+ * or below it and the one after, so a reader's "up to the next symbol"
+ * lookup covers the frame exactly as with the full table. Of aliases at
+ * one address only the one a live run names (ksym_rank()) is kept, so the
+ * reader has no choice to make differently. *what says which of
+ * "subset", "all", "none" or "restricted" was stored.
  */
 static int kallsyms_for(struct recfile *r, const struct recfile_meta *m, struct obuf *out,
 			const char **what)
@@ -659,11 +665,32 @@ static int kallsyms_for(struct recfile *r, const struct recfile_meta *m, struct 
 			}
 			s = grown;
 		}
-		s[ns].addr = strtoull(p, NULL, 16);
+		{
+			char *q, type, name[256];
+			size_t nl;
+
+			s[ns].addr = strtoull(p, &q, 16);
+			nonzero |= s[ns].addr != 0;
+			while (q < end && *q == ' ')
+				q++;
+			type = q < end ? *q++ : '?';
+			while (q < end && *q == ' ')
+				q++;
+			nl = strcspn(q, " \t\n");
+			if (q + nl > end)
+				nl = (size_t)(end - q);
+			if (nl >= sizeof(name))
+				nl = sizeof(name) - 1;
+			memcpy(name, q, nl);
+			name[nl] = '\0';
+			/* what ksyms_load() reads: text symbols */
+			if (!strchr("tTwW", type) || !type)
+				continue;
+			s[ns].rank = ksym_rank(type, name);
+		}
 		s[ns].line = p;
 		s[ns].len = (size_t)(end - p);
 		s[ns].keep = false;
-		nonzero |= s[ns].addr != 0;
 		ns++;
 	}
 	if (!nonzero) {
@@ -692,8 +719,14 @@ static int kallsyms_for(struct recfile *r, const struct recfile_meta *m, struct 
 			else
 				hi = mid;
 		}
-		if (lo > 0)
-			s[lo - 1].keep = true;
+		/* the best-ranked alias sorts first at its address */
+		if (lo > 0) {
+			size_t j = lo - 1;
+
+			while (j > 0 && s[j - 1].addr == s[lo - 1].addr)
+				j--;
+			s[j].keep = true;
+		}
 		if (lo < ns)
 			s[lo].keep = true;
 	}

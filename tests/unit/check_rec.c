@@ -545,10 +545,11 @@ static size_t put_rec(uint8_t *page, size_t off, uint32_t delta, const void *dat
 
 START_TEST(test_kernel_stacks)
 {
-	static const uint64_t frames[3] = {
+	static const uint64_t frames[4] = {
 		0xffffffff81f3dcd0 + 0x10,	/* schedule+0x10 */
 		0xffffffff81f45860 + 0x20,	/* do_nanosleep+0x20 */
 		0xffffffff81000075 + 0x5,	/* secondary_startup_64_no_verify+0x5 */
+		0xffffffff81f46000 + 0x8,	/* two aliases: __ia32_ and __x64_sys_sched_yield */
 	};
 	const char *k = "6.18.44-host";
 	struct recfile_src src = { 0 };
@@ -558,7 +559,7 @@ START_TEST(test_kernel_stacks)
 	struct evs got = { 0 };
 	struct backend *b;
 	struct tdat t;
-	uint8_t page[4096] = { 0 }, sw[64] = { 0 }, ks[40] = { 0 };
+	uint8_t page[4096] = { 0 }, sw[64] = { 0 }, ks[48] = { 0 };
 	uint64_t ts = 5000000000ULL, commit;
 	char *dir = scratch_dir(), *root, *rec, *kpath, err[256], name[64], what[16];
 	size_t off = 0;
@@ -581,7 +582,7 @@ START_TEST(test_kernel_stacks)
 	memcpy(sw + l.next_comm.off, "swapper/0", 9);
 	memcpy(ks, &(uint16_t){ 4 }, 2);
 	memcpy(ks + 4, &(int32_t){ 42 }, 4);
-	memcpy(ks + 8, &(int32_t){ 3 }, 4);
+	memcpy(ks + 8, &(int32_t){ 4 }, 4);
 	memcpy(ks + 16, frames, sizeof(frames));
 	memcpy(page, &ts, 8);
 	off = put_rec(page, off, 0, sw, sizeof(sw));
@@ -604,7 +605,7 @@ START_TEST(test_kernel_stacks)
 	ck_assert_uint_eq(got.v[1].type, SEV_KSTACK);
 	ck_assert_uint_eq(got.v[1].ts, ts);
 	ck_assert_int_eq(got.v[1].pid, 42);
-	ck_assert_uint_eq(got.v[1].depth, 3);
+	ck_assert_uint_eq(got.v[1].depth, 4);
 	ck_assert_mem_eq(got.v[1].frames, frames, sizeof(frames));
 	ck_assert_str_eq(file_backend_ops.clock(b, &mono), "mono");
 	ck_assert(mono);
@@ -617,6 +618,9 @@ START_TEST(test_kernel_stacks)
 	ck_assert_str_eq(name, "do_nanosleep");
 	ck_assert_int_eq(replay_ksym_name(b, frames[2], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "secondary_startup_64_no_verify");
+	/* the alias a live run names (ksym_rank), not another one */
+	ck_assert_int_eq(replay_ksym_name(b, frames[3], name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "__ia32_sys_sched_yield");
 	ck_assert_int_eq(replay_ksym_name(b, 0x1234, name, sizeof(name)), -ENOENT);
 	ck_assert_str_eq(name, "0x1234");
 	/* the same through the ops table, where the CLI looks for it */

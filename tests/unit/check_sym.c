@@ -56,9 +56,11 @@ START_TEST(test_ksym_exact)
 
 	ck_assert(!ksyms_restricted(k));
 	/* 16 vmlinux + 7 module text addresses; A/R/D/d/b and aliases dropped */
-	ck_assert_uint_eq(ksyms_count(k), 23);
+	ck_assert_uint_eq(ksyms_count(k), 25);
 	/* _stext, _text and startup_64 share the address: the plain name wins */
 	ksym_expect(k, 0xffffffff81000000, "startup_64", 0);
+	/* equal rank (two underscores, both global): the first in the file */
+	ksym_expect(k, 0xffffffff81f46008, "__ia32_sys_sched_yield", 0);
 	ksym_expect(k, 0xffffffff81f3dcd0, "schedule", 0);
 	ksym_expect(k, 0xffffffff81f3d2f0, "__schedule", 0);
 	ksym_expect(k, 0xffffffff8101a2b0, "arch_cpu_idle_enter", 0);	/* W */
