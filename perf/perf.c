@@ -47,6 +47,7 @@ struct pcpu {
 	uint64_t pos;		/* next record to parse */
 	uint64_t rec_start;	/* start of the record c->ev[] came from */
 	uint64_t chain_id;	/* perf id of this CPU's sched_switch event */
+	uint64_t enabled_ns;	/* its time enabled at the last check */
 	uint64_t lost;		/* PERF_RECORD_LOST */
 	/* the events of the current record: a switch may bring its stacks */
 	struct sched_event ev[3];
@@ -61,10 +62,12 @@ struct pcpu {
  * taken off it for good (it does not count after the CPU returns), so
  * when a CPU we saw offline is online again its slot is retired (disabled,
  * read to the end, then closed) and a new slot opened for it. Seen by
- * reading /sys/devices/system/cpu/online at every read; what a returning
- * CPU recorded before we reopened is not seen (the analyzer's
- * missed-switch checks catch what that breaks), nor an offline-online
- * cycle quicker than one read.
+ * reading /sys/devices/system/cpu/online at every read, and, for an
+ * offline-online cycle quicker than one read, by the sched_switch event's
+ * enabled time, which stops when the event is taken off its CPU (checked
+ * every 200 ms: one read, and an IPI to that CPU, per CPU). What a
+ * returning CPU records before we reopen is not seen; the analyzer's
+ * missed-switch checks catch what that breaks.
  */
 struct backend {
 	char root[PATH_MAX];
@@ -78,6 +81,7 @@ struct backend {
 	size_t ring;		/* bytes per CPU ring */
 	int32_t filter_tid;	/* -t in the kernel, or -1 */
 	bool started;
+	uint64_t next_check_ns;	/* of the events' enabled times */
 	struct pollfd *pfd;	/* per slot */
 	struct tsheap heap;
 	uint64_t *next_ts;
@@ -198,6 +202,8 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 			a.sample_max_stack = STACK_MAX_DEPTH;
 		}
 		a.disabled = 1;
+		if (t == 0)	/* stalled() reads it */
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
 		a.use_clockid = b->mono;
 		a.clockid = CLOCK_MONOTONIC;
 		a.watermark = 1;
@@ -341,40 +347,94 @@ static void slot_enable(struct pcpu *c, unsigned long req)
 }
 
 /* Follow CPUs going offline and online (see struct backend). */
+/* Drop the newest slot, which failed to open (its fds and map, if any). */
+static void slot_discard(struct backend *b)
+{
+	struct pcpu *c = b->cpus[b->nslot - 1];
+	unsigned t;
+
+	if (c->map)
+		munmap(c->map, c->map_len);
+	for (t = 0; t < NTYPES; t++)
+		if (c->fd[t] >= 0)
+			close(c->fd[t]);
+	free(c);
+	b->cpus[--b->nslot] = NULL;
+	b->pfd[b->nslot].fd = -1;
+}
+
+/*
+ * Give @cpu working events: opened in place when it has none, else a new
+ * slot, the old one retired (disabled, read to its end, closed). false
+ * when the CPU cannot take events now (offline).
+ */
+static bool reopen_cpu(struct backend *b, unsigned cpu)
+{
+	struct pcpu *c = b->cpus[b->active[cpu]], *n = c;
+	char err[BACKEND_ERRLEN];
+
+	if (c->fd[0] >= 0 && !(n = new_slot(b, (int)cpu)))
+		return false;
+	if (open_cpu(b, n, err, sizeof(err)) || n->fd[0] < 0 || !n->map) {
+		if (n != c)
+			slot_discard(b);
+		return false;
+	}
+	if (n != c) {
+		slot_enable(c, PERF_EVENT_IOC_DISABLE);
+		c->retired = true;
+		b->active[cpu] = (int)(b->nslot - 1);
+	}
+	b->pfd[b->active[cpu]].fd = n->fd[0];
+	if (b->started)
+		slot_enable(n, PERF_EVENT_IOC_ENABLE);
+	return true;
+}
+
+/* An enabled event whose enabled time stopped is off its CPU for good. */
+static bool stalled(struct pcpu *c)
+{
+	struct {
+		uint64_t value, enabled;
+	} r;
+	bool st;
+
+	if (read(c->fd[0], &r, sizeof(r)) != (ssize_t)sizeof(r))
+		return false;
+	st = r.enabled == c->enabled_ns;
+	c->enabled_ns = r.enabled;
+	return st;
+}
+
+/* Follow CPUs going offline and online (see struct backend). */
 static void track_hotplug(struct backend *b)
 {
 	uint8_t on[1024];
-	char err[BACKEND_ERRLEN];
+	uint64_t now = mono_ns();
+	bool check = now >= b->next_check_ns;
 	unsigned cpu;
 
 	if (b->ncpu > sizeof(on))
 		return;
 	online_cpus(b, on);
+	if (check)
+		b->next_check_ns = now + 200000000ULL;	/* 200 ms */
 	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		struct pcpu *c = b->cpus[b->active[cpu]], *n;
+		struct pcpu *c = b->cpus[b->active[cpu]];
 		bool was = b->online[cpu];
 
 		b->online[cpu] = on[cpu];
-		if (!on[cpu] || was)
+		if (!on[cpu])
 			continue;
-		/* back online (or online for the first time since we opened) */
-		if (c->fd[0] >= 0) {
-			slot_enable(c, PERF_EVENT_IOC_DISABLE);
-			c->retired = true;
-			n = new_slot(b, (int)cpu);
-			if (!n)
-				continue;
-			b->active[cpu] = (int)(b->nslot - 1);
-		} else {
-			n = c;
+		/* no events yet, or back online: their old events are dead */
+		if (c->fd[0] < 0 || !was) {
+			if (!reopen_cpu(b, cpu))
+				b->online[cpu] = 0;	/* not ready yet: again next read */
+			continue;
 		}
-		if (open_cpu(b, n, err, sizeof(err)) == 0 && n->fd[0] >= 0) {
-			b->pfd[b->active[cpu]].fd = n->fd[0];
-			if (b->started)
-				slot_enable(n, PERF_EVENT_IOC_ENABLE);
-		} else {
-			b->online[cpu] = 0;	/* not ready yet: again next read */
-		}
+		/* an offline-online cycle quicker than one read */
+		if (check && stalled(c))
+			reopen_cpu(b, cpu);
 	}
 }
 

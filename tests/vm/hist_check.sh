@@ -17,9 +17,9 @@
 #    the ring backend with a notice on 6.1; -c, -t, --state, intervals;
 #  - SIGKILL leaves triggers and synthetic events that cleanup removes;
 #  - CPU hotplug (the guest's CPU 1, never the host's): each backend
-#    finishes a window in which CPU 1 goes offline and back and reads CPU
-#    1 after it is back, and reads CPU 1 when it comes online after the
-#    window started;
+#    finishes a window in which CPU 1 goes offline and back (slowly, and
+#    at once) and reads CPU 1 after it is back, and reads CPU 1 when it
+#    comes online after the window started;
 #  - afterwards tracefs has no instances, synthetic events or triggers.
 T=/sys/kernel/tracing
 B=/bin/offcpu-ftrace
@@ -274,6 +274,20 @@ hotplug() {
 	[ $rc = 0 ] && [ "$n" -ge 20 ] &&
 		ok "hotplug $be: CPU 1 offline and online mid-window, read again after (20 sleeps seen there)" ||
 		fail "hotplug $be: CPU 1 offline and online mid-window: exit $rc, sleeper pinned after seen $n times: $(threads /tmp/hp.json | tr '\n' ';') $(cat /tmp/hp.err)"
+	# C: offline and online again at once, quicker than a read
+	rm -f /tmp/hp3.err
+	$B offcpu -L --backend=$be --format=json 10 > /tmp/hp3.json 2> /tmp/hp3.err &
+	p=$!
+	banner /tmp/hp3.err || fail "hotplug $be: did not start: $(cat /tmp/hp3.err)"
+	echo 0 > $c && echo 1 > $c || fail "cannot cycle CPU 1"
+	sleep 1.5
+	$W sleep 20 40 1 > /tmp/hpw.json 2>&1
+	wait $p
+	rc=$?
+	n=$(sleeps /tmp/hp3.json /tmp/hpw.json)
+	[ $rc = 0 ] && [ "$n" -ge 20 ] &&
+		ok "hotplug $be: a quick offline-online cycle, CPU 1 read again after (20 sleeps seen there)" ||
+		fail "hotplug $be: quick cycle: exit $rc, sleeper pinned after seen $n times: $(cat /tmp/hp3.err)"
 	echo 0 > $c || fail "cannot take CPU 1 offline"
 	$B offcpu -L --backend=$be --format=json 10 > /tmp/hp2.json 2> /tmp/hp2.err &
 	p=$!
