@@ -390,7 +390,8 @@ static int scan_sized(struct rd *r, unsigned width, const char *what)
 
 /*
  * trace_printk formats, "0xaddr : \"fmt\"" lines: libtraceevent copies
- * what follows a line's ':' and one more byte, whether there or not.
+ * what follows a line's ':' and one more byte, whether there or not, and
+ * finds that ':' with strtok_r(), which skips leading colons.
  */
 static int scan_printk(struct rd *r)
 {
@@ -414,7 +415,10 @@ static int scan_printk(struct rd *r)
 			end = text + size;
 		if (end == line)
 			continue;
-		colon = memchr(line, ':', (size_t)(end - line));
+		/* its strtok_r(line, ":") skips leading colons first */
+		for (colon = line; colon < end && *colon == ':'; colon++)
+			;
+		colon = memchr(colon, ':', (size_t)(end - colon));
 		if (!colon || colon + 1 >= end || memchr(line, '\0', (size_t)(end - line))) {
 			ret = rd_fail(r, -EINVAL, at + (uint64_t)(line - text), "printk format "
 				      "line without \": \"");

@@ -96,7 +96,8 @@ for t in decode fmt histfile histparse tdat; do
 	# a huge size from a corrupt file gets NULL, as from glibc's malloc,
 	# not an ASan report (libtracecmd checks for NULL)
 	asan=${ASAN_OPTIONS:-}
-	[ "$t" = tdat ] && asan=allocator_may_return_null=1${asan:+:$asan}
+	[ "$t" = tdat ] &&
+		asan=allocator_may_return_null=1:suppressions=$top/tests/fuzz/asan.supp${asan:+:$asan}
 	if ASAN_OPTIONS=$asan $limit "$work/fuzz_$t" $dirs > "$work/run_$t.log" 2>&1; then
 		tail -n 1 "$work/run_$t.log"
 	else

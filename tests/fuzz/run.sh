@@ -103,7 +103,8 @@ for t in $targets; do
 	# a huge size from a corrupt file gets NULL, as from glibc's malloc,
 	# not an ASan report (libtracecmd checks for NULL)
 	asan=${ASAN_OPTIONS:-}
-	[ "$t" = tdat ] && asan=allocator_may_return_null=1${asan:+:$asan}
+	[ "$t" = tdat ] &&
+		asan=allocator_may_return_null=1:suppressions=$top/tests/fuzz/asan.supp${asan:+:$asan}
 	# shellcheck disable=SC2086
 	ASAN_OPTIONS=$asan srcdir=$top LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1 \
