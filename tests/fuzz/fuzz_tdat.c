@@ -7,11 +7,8 @@
  * decode_record() in time order.
  *
  * Invariants checked (abort): open() returns 0 or a negative errno, and a
- * failure comes with a one-line message; events come out merged in time
- * order (an event earlier than the one before it must be earlier than
- * something its own CPU already gave: a corrupt file's own CPU stream
- * may step back, which the analyzer counts as late, but the merge may
- * not reorder) and on CPUs below the file's CPU count; a
+ * failure comes with a one-line message; events come out on CPUs below
+ * the file's CPU count; a
  * second read after the drain yields nothing; lost() reports at most the
  * file's CPUs; close() succeeds.
  *
@@ -53,8 +50,11 @@ static void on_ev(const struct sched_event *ev, void *arg)
 
 	if (ev->cpu < 0 || (unsigned)ev->cpu >= s->ncpu)
 		die("event on a CPU the file does not have");
-	if (s->n && ev->ts < s->last_ts && ev->ts >= s->cpu_max[ev->cpu])
-		die("the merge across CPUs put events out of time order");
+	/*
+	 * Not checked: the merge's order. A corrupt CPU stream may step back
+	 * through records decode_record() skips (no sched event), which the
+	 * harness never sees; the analyzer counts such events as late.
+	 */
 	if (ev->ts > s->cpu_max[ev->cpu])
 		s->cpu_max[ev->cpu] = ev->ts;
 	s->last_ts = ev->ts;
