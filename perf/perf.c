@@ -89,20 +89,6 @@ struct backend {
 	bool kstack, ustack;
 };
 
-__attribute__((format(printf, 4, 5)))
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < len)
-		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
-	return ret;
-}
-
 static int load_format(struct backend *b, const char *rel, bool required,
 		       char *err, size_t errlen)
 {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "event.h"
@@ -54,4 +56,17 @@ char *sched_state_str(const struct sched_states *st, int64_t state, char *buf,
 		buf[n++] = '+';
 	buf[n] = '\0';
 	return buf;
+}
+
+int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
+	return ret;
 }

@@ -19,6 +19,13 @@
  * bytes, so a shorter string (a parsed name, a test's literal) is never
  * read past its end.
  */
+/*
+ * "@fmt...: strerror(-@ret)" into @err (@len bytes); returns @ret. The
+ * backends' one-line errors.
+ */
+__attribute__((format(printf, 4, 5)))
+int errf(char *err, size_t len, int ret, const char *fmt, ...);
+
 static inline void comm_copy(char *dst, const char *src)
 {
 	size_t n = strnlen(src, COMM_LEN);

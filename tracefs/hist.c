@@ -132,20 +132,6 @@ static int hist_kframe(struct backend *b, uint64_t token, char *buf, size_t len)
 	return 0;
 }
 
-__attribute__((format(printf, 4, 5)))
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < len)
-		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
-	return ret;
-}
-
 /* The kernel's reason for a rejected command, when it keeps one. */
 static void error_log(const char *root, char *buf, size_t len)
 {

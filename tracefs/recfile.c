@@ -138,21 +138,6 @@ static void ob_printf(struct obuf *b, const char *fmt, ...)
 		ob_put(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* "<what>: <strerror(ret)>" into @err; returns @ret. */
-__attribute__((format(printf, 4, 5)))
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < len)
-		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
-	return ret;
-}
-
 static int write_all(int fd, const void *p, size_t n, off_t off)
 {
 	const char *c = p;

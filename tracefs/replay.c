@@ -57,21 +57,6 @@ struct backend {
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
-/* "<what>: <strerror(ret)>" into @err; returns @ret. */
-__attribute__((format(printf, 4, 5)))
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	if (n >= 0 && (size_t)n < len)
-		snprintf(err + n, len - (size_t)n, ": %s", strerror(-ret));
-	return ret;
-}
-
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
 	char *p = buf;
