@@ -485,6 +485,9 @@ static void attach_stack(struct analyzer *an, const struct sched_event *ev)
 	struct task *t;
 	uint32_t id;
 
+	/* a recording with stacks read by an analysis that wants none */
+	if (!an->stack_tid)
+		return;
 	if (ev->cpu < 0 || ev->cpu >= AN_MAX_CPUS || an->stack_tid[ev->cpu] != ev->pid ||
 	    ev->pid <= 0)
 		return;

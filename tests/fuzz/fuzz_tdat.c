@@ -10,7 +10,11 @@
  * failure comes with a one-line message; events come out on CPUs below
  * the file's CPU count; a
  * second read after the drain yields nothing; lost() reports at most the
- * file's CPUs; close() succeeds.
+ * file's CPUs; close() succeeds. Every event also goes to two analyzers as
+ * report configures them: runq+offcpu+triage by process with kernel and
+ * user stacks, and one that wants no stacks (a recording's stack records
+ * must be ignored by it, not dereferenced), so the sanitizers watch the
+ * stack paths on made-up input too.
  *
  * The input is written to a memfd and opened through /proc/self/fd/N, so
  * nothing touches the file system.
@@ -26,6 +30,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analyzer.h"
 #include "backend.h"
 #include "event.h"
 #include "recfile.h"
@@ -42,7 +47,44 @@ struct seen {
 	uint64_t n, last_ts;
 	unsigned ncpu;
 	uint64_t *cpu_max;	/* latest timestamp each CPU gave */
+	struct analyzer *an[2];	/* with stacks, without */
 };
+
+static int32_t tgid_same(int32_t tid, void *arg)
+{
+	(void)arg;
+	return tid;
+}
+
+/* report's analyzers: @stacks or none; 0 or a negative errno */
+static int an_open(struct analyzer **an, const struct sched_states *st, bool stacks)
+{
+	struct an_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	c.modes = AN_RUNQ | AN_OFFCPU;
+	c.key = stacks ? KEY_PID : KEY_TID;
+	c.unit_ns = 1000;
+	c.pid = c.tid = -1;
+	c.off_state_all = true;
+	c.off_max_ns = UINT64_MAX;
+	c.states = *st;
+	c.max_tasks = 4096;
+	c.max_groups = 64;
+	c.max_stacks = stacks ? 1024 : 0;
+	c.stacks = stacks ? AN_KSTACK | AN_USTACK : 0;
+	c.triage = true;
+	c.tgid_of = tgid_same;
+	*an = malloc(sizeof(**an));
+	if (!*an)
+		return -ENOMEM;
+	if (analyzer_init(*an, &c)) {
+		free(*an);
+		*an = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
 
 static void on_ev(const struct sched_event *ev, void *arg)
 {
@@ -59,6 +101,8 @@ static void on_ev(const struct sched_event *ev, void *arg)
 		s->cpu_max[ev->cpu] = ev->ts;
 	s->last_ts = ev->ts;
 	s->n++;
+	analyzer_feed(s->an[0], ev);
+	analyzer_feed(s->an[1], ev);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -103,8 +147,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (file_backend_ops.lost(b, lost, 64) > info.ncpu)
 		die("lost() reports more CPUs than the file has");
 	(void)file_backend_ops.clock(b, &mono);
-	(void)file_backend_ops.states(b);
 	(void)file_backend_ops.events(b);
+	if (an_open(&s.an[0], file_backend_ops.states(b), true) ||
+	    an_open(&s.an[1], file_backend_ops.states(b), false))
+		die("out of memory");
 	if (file_backend_ops.start(b))
 		die("start failed");
 	/* two reads as a live run does them, then the drain */
@@ -120,12 +166,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (file_backend_ops.stop(b))
 		die("stop failed");
+	analyzer_finish(s.an[0]);
+	analyzer_finish(s.an[1]);
+	stackagg_sort(&s.an[0]->agg);	/* as the stack output does */
 	{
 		char name[128];
 
 		(void)replay_ksym_name(b, 0xffffffff81000000ull, name, sizeof(name));
 	}
 out:
+	for (unsigned i = 0; i < 2; i++) {
+		if (s.an[i])
+			analyzer_fini(s.an[i]);
+		free(s.an[i]);
+	}
 	free(s.cpu_max);
 	if (b && file_backend_ops.close(b, err, sizeof(err)))
 		die("close failed");

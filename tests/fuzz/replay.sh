@@ -71,7 +71,7 @@ for t in decode fmt histfile histparse tdat; do
 	extra=
 	case $t in
 	decode|fmt) srcs="tracefs/decode.c tracefs/fmt.c src/event.c"; libs=$tev_libs ;;
-	tdat) srcs="tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c"
+	tdat) srcs="tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c src/analyzer.c src/tasktab.c src/groups.c src/hist.c src/stacks.c"
 	      libs=$tcmd_libs; extra=$tcmd_cflags ;;
 	histfile) srcs="src/histfile.c"; libs= ;;
 	histparse) srcs="src/histparse.c src/histfile.c"; libs= ;;

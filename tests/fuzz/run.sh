@@ -51,7 +51,7 @@ sources() {
 	fmt) echo "tracefs/fmt.c tracefs/decode.c src/event.c" ;;
 	histfile) echo "src/histfile.c" ;;
 	histparse) echo "src/histparse.c src/histfile.c" ;;
-	tdat) echo "tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c" ;;
+	tdat) echo "tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c src/analyzer.c src/tasktab.c src/groups.c src/hist.c src/stacks.c" ;;
 	esac
 }
 max_len() {

@@ -442,6 +442,28 @@ START_TEST(test_inferred_switch)
 }
 END_TEST
 
+/* a recording with stacks, read by an analysis that asked for none */
+START_TEST(test_stack_records_ignored)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	uint64_t frames[2] = { 0xffffffff81000010ull, 0xffffffff81000020ull };
+	struct sched_event k = { .ts = 11, .cpu = 1, .type = SEV_KSTACK, .pid = 5,
+				 .common_pid = 5, .stack = frames, .stack_depth = 2 };
+
+	init(&c);
+	sw(5, 1, 0, 0, 5);
+	sw(10, 1, 5, S_SLEEP, 0);
+	analyzer_feed(&an, &k);
+	k.type = SEV_USTACK;
+	analyzer_feed(&an, &k);
+	sw(40, 1, 0, 0, 5);
+	ck_assert_uint_eq(only_hist(&an.off)->count, 1);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 30);
+	ck_assert_uint_eq(an.counts.events[SEV_KSTACK], 1);
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_compat)
 {
 	struct an_cfg c = base_cfg(AN_RUNQ);
@@ -565,6 +587,7 @@ int main(void)
 	tcase_add_test(tc, test_missed_switch);
 	tcase_add_test(tc, test_inferred_switch);
 	tcase_add_test(tc, test_compat);
+	tcase_add_test(tc, test_stack_records_ignored);
 	tcase_add_test(tc, test_tasktab);
 	tcase_add_test(tc, test_tasktab_grows);
 	suite_add_tcase(s, tc);
