@@ -7,6 +7,21 @@
  * backends, and CPUs merged in time order. Nothing is written to tracefs:
  * only its format files are read, which stay readable when it is mounted
  * read-only.
+ *
+ * Context-switch records. Some kernels (this project's 6.18 development
+ * host) lose sched_switch tracepoint hits whose prev is an idle CPU's idle
+ * task, in ftrace and perf alike. perf's PERF_RECORD_SWITCH_CPU_WIDE
+ * records come from the scheduler's perf hooks instead, for every switch.
+ * A dummy event per CPU (attr.context_switch) writes them into the same
+ * ring. On a CPU the tracepoint hit comes first (trace_sched_switch runs
+ * before context_switch()), then the switch-out record, then the switch-in
+ * record. A switch-out record matching the CPU's last tracepoint switch is
+ * the same switch and is skipped; one that matches nothing is a switch the
+ * tracepoint lost, fed to the analyzer as a sched_switch at the record's
+ * time: prev and next from the record, prev_state R when the record says
+ * preempted (MISC_SWITCH_OUT_PREEMPT, 4.17+), unknown otherwise, no comm
+ * (the analyzer falls back to the name it knows) and no stack. Switch-in
+ * records repeat the switch-out and are skipped.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -31,7 +46,9 @@
 #include "tsheap.h"
 
 #define ORDER_SLACK_NS (1000 * 1000ULL)
-#define NTYPES 5		/* sched_switch, sched_wakeup, _new, _waking, process_fork */
+#define NTP 5			/* sched_switch, sched_wakeup, _new, _waking, process_fork */
+#define FD_SWITCH NTP		/* the dummy event writing context-switch records */
+#define NTYPES (NTP + 1)
 
 struct pcpu {
 	int cpu;
@@ -49,6 +66,14 @@ struct pcpu {
 	uint64_t chain_id;	/* perf id of this CPU's sched_switch event */
 	uint64_t enabled_ns;	/* its time enabled at the last check */
 	uint64_t lost;		/* PERF_RECORD_LOST */
+	uint64_t recovered;	/* switches only the switch records had */
+	/*
+	 * The switch last fed to the analyzer (from the tracepoint or a
+	 * switch-out record) whose switch-in record is still to come, and
+	 * the last switch-out record's preempt flag.
+	 */
+	int32_t sw_prev, sw_next, out_prev, out_next;
+	bool sw_fed, out_preempt;
 	/* the events of the current record: a switch may bring its stacks */
 	struct sched_event ev[3];
 	unsigned nev, iev;
@@ -87,6 +112,8 @@ struct backend {
 	uint64_t *next_ts;
 	bool mono;
 	bool kstack, ustack;
+	bool switch_records;	/* context-switch records open on every CPU */
+	bool no_switch_records;	/* the kernel refused them (before 4.3) */
 };
 
 static int load_format(struct backend *b, const char *rel, bool required,
@@ -168,10 +195,11 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 	unsigned t;
 	long fd;
 
-	for (t = 0; t < NTYPES; t++) {
+	for (t = 0; t < NTYPES; t++)
+		c->fd[t] = -1;
+	for (t = 0; t < NTP; t++) {
 		int id = b->layout.id[SEV_SWITCH + t];
 
-		c->fd[t] = -1;
 		if (id < 0)
 			continue;
 		memset(&a, 0, sizeof(a));
@@ -225,6 +253,28 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 	}
 	if (c->fd[0] < 0)
 		return 0;
+	if (!b->no_switch_records) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+		a.sample_id_all = 1;
+		a.context_switch = 1;
+		a.disabled = 1;
+		a.use_clockid = b->mono;	/* the same clock, or SET_OUTPUT refuses */
+		a.clockid = CLOCK_MONOTONIC;
+		fd = perf_open(&a, c->cpu, -1);
+		if (fd < 0 && errno == EINVAL && c->cpu == b->cpus[0]->cpu) {
+			b->no_switch_records = true;	/* before 4.3: tracepoint only */
+		} else if (fd < 0) {
+			if (errno == ENODEV)
+				return 0;
+			return open_error(-errno, err, errlen);
+		} else {
+			c->fd[FD_SWITCH] = (int)fd;
+		}
+	}
 	c->map_len = ring + (size_t)sysconf(_SC_PAGESIZE);
 	c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[0], 0);
 	if (c->map == MAP_FAILED) {
@@ -593,6 +643,65 @@ static void split_chain(struct pcpu *c, const uint8_t *p, uint64_t nr,
 }
 
 /*
+ * A PERF_RECORD_SWITCH_CPU_WIDE record: a switch neither the tracepoint
+ * nor an earlier record of it fed becomes c->ev[0] (see the top of the
+ * file). Returns 1 or 0.
+ */
+static unsigned parse_switch(const struct backend *b, struct pcpu *c, const uint8_t *rec,
+			     uint32_t size)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const uint8_t *p = rec + sizeof(*h), *end = rec + size;
+	uint32_t other_pid, other_tid, pid, tid, cpu, res;
+	struct sched_event *ev = c->ev;
+	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	int32_t prev, next;
+	uint64_t ts;
+
+	GET(p, end, other_pid);
+	GET(p, end, other_tid);
+	GET(p, end, pid);	/* sample_id: TID, TIME, CPU */
+	GET(p, end, tid);
+	GET(p, end, ts);
+	GET(p, end, cpu);
+	GET(p, end, res);
+	(void)other_pid;
+	(void)pid;
+	(void)res;
+	/* out: the current task leaves for other; in: it arrived from other */
+	prev = (int32_t)(out ? tid : other_tid);
+	next = (int32_t)(out ? other_tid : tid);
+	if (c->sw_fed && c->sw_prev == prev && c->sw_next == next) {
+		if (!out)
+			c->sw_fed = false;	/* the switch's last record */
+		return 0;
+	}
+	if (out) {
+		c->out_prev = prev;	/* for the switch-in, if fed from it */
+		c->out_next = next;
+		c->out_preempt = h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+	}
+	/* -t: the kernel filters the tracepoint, so other switches are absent */
+	if (b->filter_tid >= 0 && prev != b->filter_tid && next != b->filter_tid)
+		return 0;
+	c->sw_fed = out;
+	c->sw_prev = prev;
+	c->sw_next = next;
+	c->recovered++;
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = ts;
+	ev->cpu = (int32_t)cpu;
+	ev->type = SEV_SWITCH;
+	ev->common_pid = prev;	/* as the tracepoint has it: prev runs */
+	ev->pid = prev;
+	ev->next_pid = next;
+	ev->prev_state = SCHED_STATE_UNKNOWN;
+	if (out ? c->out_preempt : c->out_prev == prev && c->out_next == next && c->out_preempt)
+		ev->prev_state = 0;	/* preempted: R */
+	return 1;
+}
+
+/*
  * Parse one record into c->ev[]. Returns the number of events: 0 for
  * records that are not samples of ours (PERF_RECORD_LOST is counted).
  * Samples start with their event id (PERF_SAMPLE_IDENTIFIER): only
@@ -617,6 +726,8 @@ static unsigned parse_record(struct backend *b, struct pcpu *c, const uint8_t *r
 		c->lost += lost;
 		return 0;
 	}
+	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE)
+		return parse_switch(b, c, rec, size);
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
 	GET(p, end, id);
@@ -640,6 +751,11 @@ static unsigned parse_record(struct backend *b, struct pcpu *c, const uint8_t *r
 	if (!decode_record(&b->layout, p, raw_size, ts, (int32_t)cpu, &ev[0]))
 		return 0;
 	n = 1;
+	if (ev[0].type == SEV_SWITCH) {
+		c->sw_fed = true;	/* its records repeat it */
+		c->sw_prev = ev[0].pid;
+		c->sw_next = ev[0].next_pid;
+	}
 	if (chain && ev[0].type == SEV_SWITCH) {
 		split_chain(c, chain, nr, &nk, &nu);
 		/* the same shape as the ring backend: stacks after the switch */
@@ -774,6 +890,16 @@ static unsigned perf_lost(struct backend *b, uint64_t *lost, unsigned max)
 	return b->ncpu < max ? b->ncpu : max;
 }
 
+static uint64_t perf_recovered(struct backend *b)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < b->nslot; i++)
+		n += b->cpus[i]->recovered;
+	return n;
+}
+
 static const struct sched_states *perf_states(struct backend *b)
 {
 	return &b->layout.states;
@@ -835,5 +961,6 @@ const struct backend_ops perf_backend_ops = {
 	.lost = perf_lost,
 	.states = perf_states,
 	.events = perf_events,
+	.recovered = perf_recovered,
 	.close = perf_close,
 };

@@ -212,8 +212,9 @@ static bool task_selected(struct analyzer *an, int32_t tid)
 	return true;
 }
 
-static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
-		   int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
+/* The group an interval of @tid ending on @cpu belongs to, named; or NULL. */
+static struct group *group_of(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+			      int32_t tgid, int32_t cpu, const char *comm)
 {
 	struct group *g;
 	int64_t id = 0;
@@ -239,12 +240,30 @@ static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 		break;
 	}
 	g = groups_get(&m->groups, id);
-	if (!g)
-		return;
-	if (comm && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
+	if (g && comm && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
 	    (an->cfg.key == KEY_TID || tid == tgid || !g->comm[0]))
 		comm_copy(g->comm, comm);
-	hist_add(&g->h, ns, an->cfg.unit_ns);
+	return g;
+}
+
+static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
+		   int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
+{
+	struct group *g = group_of(an, m, tid, tgid, cpu, comm);
+
+	if (g)
+		hist_add(&g->h, ns, an->cfg.unit_ns);
+}
+
+/* A run-queue wait of @tid the trace could not measure, counted in its group. */
+static void unmeasured(struct analyzer *an, int32_t tid, int32_t tgid, int32_t cpu,
+		       const char *comm)
+{
+	struct group *g = group_of(an, &an->runq, tid, tgid, cpu, comm);
+
+	an->counts.unmeasured++;
+	if (g)
+		g->unmeasured++;
 }
 
 /* set_start() states for run-queue starts: must not replace one; preempted */
@@ -266,33 +285,33 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		return;		/* perf sched: the first wakeup wins */
 	/* how the run-queue wait began: a preemption, or a wakeup */
 	if (flag == TASK_RUNQ)
-		t->flags = (t->flags & ~TASK_PREEMPTED) | (state == START_PREEMPT ? TASK_PREEMPTED : 0);
+		t->flags = (t->flags & ~(TASK_PREEMPTED | TASK_BLOCKED)) |
+			   (state == START_PREEMPT ? TASK_PREEMPTED : 0);
 	t->flags |= flag;
 	if (flag == TASK_RUNQ) {
 		t->runq_ts = ts;
 	} else {
 		t->off_ts = ts;
 		t->off_state = state;
+		t->wake_ts = 0;
 	}
 }
 
 static void clear_start(struct analyzer *an, struct task *t, unsigned flag)
 {
 	t->flags &= ~flag;
-	if (flag == TASK_RUNQ)
+	if (flag & TASK_RUNQ)
 		t->flags &= ~TASK_PREEMPTED;
 	if (!t->flags)
 		tasktab_del(&an->tasks, t);
 }
 
-/* prev_state of a switch-out the trace did not record */
-#define STATE_UNKNOWN INT64_MIN
 
 static bool off_state_wanted(const struct an_cfg *c, int64_t state)
 {
 	if (c->off_state_all)
 		return true;
-	if (state == STATE_UNKNOWN)
+	if (state == SCHED_STATE_UNKNOWN)
 		return false;
 	if (sched_state_runnable(&c->states, state))
 		return c->off_state_r;
@@ -321,7 +340,7 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 		return 0;
 	record(an, &an->off, d, t->tid, tgid, cpu, comm);
 	/* triage: the part of off-CPU time that began with blocking */
-	if (c->triage && t->off_state != STATE_UNKNOWN &&
+	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN &&
 	    !sched_state_runnable(&c->states, t->off_state))
 		record(an, &an->blk, d, t->tid, tgid, cpu, comm);
 	if (c->stacks) {
@@ -345,11 +364,15 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 static void switch_in(struct analyzer *an, const struct sched_event *ev)
 {
 	int32_t tid = ev->next_pid, tgid;
+	const char *comm = ev->next_comm;
 	struct task *t;
 	bool wanted;
 
 	t = tasktab_find(&an->tasks, tid);
-	wanted = task_wanted(an, tid, ev->next_comm, &tgid);
+	/* a switch only a second source saw carries no name: the one we know */
+	if (!comm && t && t->comm[0])
+		comm = t->comm;
+	wanted = task_wanted(an, tid, comm, &tgid);
 
 	if (an->cfg.modes & AN_RUNQ) {
 		if (t && (t->flags & TASK_RUNQ)) {
@@ -358,12 +381,17 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 					an->runq.inc.negative++;
 				} else {
 					record(an, &an->runq, ev->ts - t->runq_ts,
-					       tid, tgid, ev->cpu, ev->next_comm);
+					       tid, tgid, ev->cpu, comm);
 					if (!(t->flags & TASK_PREEMPTED))
 						an->counts.runq_wake_ns += ev->ts - t->runq_ts;
 				}
 			}
 			clear_start(an, t, TASK_RUNQ);
+		} else if (t && (t->flags & TASK_BLOCKED)) {
+			/* it blocked in the window: its wakeup is not in the trace */
+			if (wanted)
+				unmeasured(an, tid, tgid, ev->cpu, comm);
+			clear_start(an, t, TASK_BLOCKED);
 		} else if (wanted) {
 			an->runq.inc.open_at_start++;
 		}
@@ -373,7 +401,7 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 		t = tasktab_find(&an->tasks, tid);
 		if (t && (t->flags & TASK_OFF)) {
 			if (wanted)
-				close_off(an, t, ev->ts, tgid, ev->cpu, ev->next_comm);
+				close_off(an, t, ev->ts, tgid, ev->cpu, comm);
 			clear_start(an, t, TASK_OFF);
 		} else if (wanted) {
 			an->off.inc.open_at_start++;
@@ -400,10 +428,22 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 			 * needs a new wakeup anyway. Dropping it keeps
 			 * open_at_end honest (BCC keeps it, to no effect).
 			 */
-			struct task *t = tasktab_find(&an->tasks, ev->pid);
+			struct task *t;
 
-			if (t && (t->flags & TASK_RUNQ))
-				clear_start(an, t, TASK_RUNQ);
+			/*
+			 * A dead task never comes back, and one runqlat.bt
+			 * does not count as runnable (R+) gets no wakeup.
+			 */
+			if (((uint64_t)ev->prev_state & an->dead_bits) ||
+			    sched_state_runnable(&c->states, ev->prev_state)) {
+				t = tasktab_find(&an->tasks, ev->pid);
+				if (t && (t->flags & (TASK_RUNQ | TASK_BLOCKED)))
+					clear_start(an, t, TASK_RUNQ | TASK_BLOCKED);
+			} else if ((t = tasktab_get(&an->tasks, ev->pid))) {
+				t->flags = (t->flags & ~(TASK_RUNQ | TASK_PREEMPTED)) | TASK_BLOCKED;
+			} else {
+				an->counts.state_overflow++;
+			}
 		}
 	}
 	/*
@@ -428,14 +468,16 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 /*
  * The trace skipped a context switch on @cpu: the task it last put there is
  * gone and ev->common_pid runs. Both happened after the CPU's last recorded
- * event, so that time is used for both: off-CPU intervals closed here are
- * underestimates by at most the gap, and counted as inferred. A run-queue
- * interval cannot be bounded that way and is dropped.
+ * event and before @ev. The task now running left the CPU it waited for no
+ * earlier than that event and than its own wakeup: its off-CPU interval is
+ * closed at the later of the two (an underestimate by at most the time up
+ * to @ev, summed in inferred_slack_ns) and counted as inferred. Its
+ * run-queue wait cannot be bounded that way and is not measured (counted).
  */
 static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_event *ev)
 {
 	int32_t out = an->cur[cpu], in = ev->common_pid, tgid;
-	uint64_t ts = an->cur_ts[cpu];
+	uint64_t ts = an->cur_ts[cpu], bound;
 	struct task *t;
 
 	/*
@@ -450,17 +492,27 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 	if (out > 0 && (an->cfg.modes & AN_OFFCPU)) {
 		t = tasktab_find(&an->tasks, out);
 		if (!t || !(t->flags & TASK_OFF))
-			set_start(an, out, NULL, TASK_OFF, ts, STATE_UNKNOWN);
+			set_start(an, out, NULL, TASK_OFF, ts, SCHED_STATE_UNKNOWN);
 	}
 	if (in <= 0 || !(t = tasktab_find(&an->tasks, in)))
 		return;
-	if (t->flags & TASK_RUNQ)
-		clear_start(an, t, TASK_RUNQ);
+	bound = ts;
+	if (t->flags & (TASK_RUNQ | TASK_BLOCKED)) {
+		if ((t->flags & TASK_RUNQ) && t->runq_ts > bound)
+			bound = t->runq_ts;
+		if (task_wanted(an, in, t->comm, &tgid))
+			unmeasured(an, in, tgid, cpu, t->comm);
+		clear_start(an, t, TASK_RUNQ | TASK_BLOCKED);
+	}
 	t = tasktab_find(&an->tasks, in);
 	if (t && (t->flags & TASK_OFF)) {
+		if (t->wake_ts > bound)
+			bound = t->wake_ts;
 		if (task_wanted(an, in, t->comm, &tgid) &&
-		    close_off(an, t, ts, tgid, cpu, t->comm) > 0)
+		    close_off(an, t, bound, tgid, cpu, t->comm) > 0) {
 			an->counts.inferred++;
+			an->counts.inferred_slack_ns += ev->ts > bound ? ev->ts - bound : 0;
+		}
 		clear_start(an, t, TASK_OFF);
 	}
 }
@@ -503,6 +555,18 @@ static void attach_stack(struct analyzer *an, const struct sched_event *ev)
 	}
 }
 
+/*
+ * A blocked thread's wakeup: the earliest it can run again, the bound for
+ * closing its off-CPU interval if the trace loses its switch-in.
+ */
+static void note_wakeup(struct analyzer *an, const struct sched_event *ev)
+{
+	struct task *t = tasktab_find(&an->tasks, ev->pid);
+
+	if (t && (t->flags & TASK_OFF) && ev->ts >= t->off_ts)
+		t->wake_ts = ev->ts;
+}
+
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 {
 	if (ev->type < SEV_NTYPES)
@@ -541,6 +605,8 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 			break;
 		/* fall through */
 	case SEV_WAKEUP_NEW:
+		if (ev->pid > 0 && (an->cfg.modes & AN_OFFCPU))
+			note_wakeup(an, ev);
 		/* last start wins, as in runqlat (the first, as in perf sched) */
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
 			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts,

@@ -95,8 +95,12 @@ struct an_counts {
 	uint64_t dropped;		/* hist backend: the kernel's map was full */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
-	uint64_t inferred;		/* off-CPU intervals closed at such a
-					 * gap's start (an underestimate) */
+	uint64_t inferred;		/* off-CPU intervals closed at the
+					 * tightest bound before such a gap
+					 * (an underestimate) */
+	uint64_t inferred_slack_ns;	/* ... by at most this much in all */
+	uint64_t unmeasured;		/* run-queue waits of selected threads
+					 * lost to such a gap */
 	uint64_t no_stack;		/* ... summed without the stack asked for */
 };
 
@@ -148,6 +152,15 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
  */
 void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
 			   const uint64_t *frames, uint32_t depth, uint64_t n, uint64_t sum_ns);
+/*
+ * The selected threads' results are partial: a switch or wakeup of theirs
+ * was missing from the trace (intervals inferred or not measured).
+ */
+static inline bool analyzer_partial(const struct analyzer *an)
+{
+	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0;
+}
+
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);
 /* Start a new reporting interval: histograms and counters cleared, pending

@@ -93,6 +93,12 @@ struct backend_ops {
 	 */
 	int (*record_close)(struct backend *b, const struct recfile_meta *m, char *err,
 			    size_t errlen);
+	/*
+	 * optional: context switches the sched_switch tracepoint did not
+	 * deliver that the backend fed from a second source (perf's
+	 * context-switch records), cumulative
+	 */
+	uint64_t (*recovered)(struct backend *b);
 	/* optional: why the last start() or stop() failed, in words */
 	const char *(*why)(struct backend *b);
 	/*

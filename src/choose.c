@@ -4,8 +4,23 @@
 #include <stdlib.h>
 
 #include "choose.h"
+#include "dropprobe.h"
 #include "perfcaps.h"
 #include "probe.h"
+
+/* The drop probe, run once per process (info asks for every command). */
+const struct drop_probe *backend_drop_probe(const char *tracefs_dir)
+{
+	static struct drop_probe p;
+	static bool done;
+
+	if (!done) {
+		done = true;
+		if (drop_probe_run(tracefs_dir, &p))
+			p.result = DROPS_UNKNOWN;
+	}
+	return &p;
+}
 
 const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 					 const char *no_hist, char *why, size_t len)
@@ -68,6 +83,18 @@ const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 				 !pc.allowed ? pc.why : !c->found ? c->why :
 				 "no readable sched event formats in tracefs");
 		}
+	} else if (perf_ok && (hist_ok || ring_ok) &&
+		   backend_drop_probe(c->dir)->result == DROPS_SEEN) {
+		char cpus[256];
+
+		/* exact where the tracepoint loses switches: its switch records */
+		drop_probe_cpus(backend_drop_probe(c->dir), cpus, sizeof(cpus));
+		ops = &perf_backend_ops;
+		snprintf(why, len, "this kernel loses sched_switch hits on CPU %s (probe: "
+			 "%llu of %llu switches recorded); perf's context-switch records "
+			 "have them", cpus,
+			 (unsigned long long)backend_drop_probe(c->dir)->recorded,
+			 (unsigned long long)backend_drop_probe(c->dir)->switches);
 	} else if (hist_ok) {
 		ops = &hist_backend_ops;
 		snprintf(why, len, "hist triggers and synthetic events: the kernel aggregates");

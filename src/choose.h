@@ -25,6 +25,10 @@
  * @why; or NULL with, in @why, one line naming each backend and why it
  * cannot work here.
  */
+struct drop_probe;
+/* Whether this kernel loses sched_switch hits: probed once, then cached. */
+const struct drop_probe *backend_drop_probe(const char *tracefs_dir);
+
 const struct backend_ops *backend_choose(const char *want, const char *tracefs,
 					 const char *no_hist, char *why, size_t len);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "choose.h"
+#include "dropprobe.h"
 #include "cli.h"
 #include "perfcaps.h"
 #include "probe.h"
@@ -51,6 +52,36 @@ static const char *yesno(bool b)
 	return b ? "yes" : "no";
 }
 
+/* The drop probe needs perf events and the sched_switch id in tracefs. */
+static const struct drop_probe *drops(const struct tfs_caps *c, const struct host *h)
+{
+	return h->pc.allowed && c->found && c->ev[SEV_SWITCH] ? backend_drop_probe(c->dir) : NULL;
+}
+
+static void print_drops(const struct tfs_caps *c, const struct host *h)
+{
+	const struct drop_probe *p = drops(c, h);
+	char cpus[256];
+
+	if (!p) {
+		printf("switches recorded:    not probed (needs perf events and tracefs's "
+		       "sched_switch)\n");
+		return;
+	}
+	drop_probe_cpus(p, cpus, sizeof(cpus));
+	if (p->result == DROPS_SEEN)
+		printf("switches recorded:    NOT ALL: the tracepoint lost hits on CPU %s (probe: "
+		       "%llu of %llu context switches): ring and hist miss switches and "
+		       "wakeups there; perf takes switches from its context-switch records\n",
+		       cpus, (unsigned long long)p->recorded, (unsigned long long)p->switches);
+	else if (p->result == DROPS_NONE)
+		printf("switches recorded:    all (probe: %llu of %llu context switches "
+		       "reached sched_switch)\n", (unsigned long long)p->recorded,
+		       (unsigned long long)p->switches);
+	else
+		printf("switches recorded:    unknown (the probe saw too few switches)\n");
+}
+
 static void print_text(const struct tfs_caps *c, const struct host *h)
 {
 	char why[1024];
@@ -91,6 +122,7 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	       yesno(h->pc.cap_perfmon), yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock));
 	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
 	       h->pc.why);
+	print_drops(c, h);
 	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
@@ -147,6 +179,24 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	printf(",\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
 	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
 	       h->btf ? "true" : "false");
+	{
+		const struct drop_probe *p = drops(c, h);
+		unsigned n;
+
+		printf(",\"switch_drops\":");
+		if (!p) {
+			printf("null");
+		} else {
+			printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,"
+			       "\"cpus\":[", p->result == DROPS_SEEN ? "seen" :
+			       p->result == DROPS_NONE ? "none" : "unknown",
+			       (unsigned long long)p->switches, (unsigned long long)p->recorded);
+			for (i = 0, n = 0; i < p->ncpu; i++)
+				if (p->cpu[i].drops)
+					printf("%s%d", n++ ? "," : "", p->cpu[i].cpu);
+			printf("]}");
+		}
+	}
 	printf(",\"backends\":{");
 	for (i = 0; i < NSCEN; i++) {
 		const struct backend_ops *ops = backend_choose("auto", h->tracefs,

@@ -127,6 +127,8 @@ struct run {
 	uint64_t lost_prev[1024], lost_now[1024];
 	unsigned ncpu;
 	uint64_t lost_total;		/* all intervals: for --strict */
+	uint64_t recovered_prev;	/* backend's recovered() at the last print */
+	uint64_t partial_total;		/* intervals with partial results */
 	int32_t debug_tid;
 	struct xval *xval;		/* --xval: bpftrace running beside us */
 	struct child child;		/* -- COMMAND */
@@ -137,6 +139,7 @@ struct run {
 	struct ksyms *ksyms;
 	struct usyms *usyms;
 	struct symbolizer sym;
+	char why[512];			/* why auto chose the backend, "" else */
 	const int32_t *start_tids;	/* -p: the process's threads at the start */
 	unsigned nstart_tids;
 };
@@ -346,7 +349,7 @@ static void triage_scope(const struct run *r, char *scope, size_t slen, char *ne
 	}
 }
 
-static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
+static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t recovered)
 {
 	const struct trace_opts *o = r->o;
 	char scope[4200], next[4200], tool[4200];
@@ -403,6 +406,10 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost)
 	in.th.throttle_share = o->th.throttle_share;
 	in.lost = lost;
 	in.missed_switch = r->an.counts.missed_switch;
+	in.unmeasured = r->an.counts.unmeasured;
+	in.inferred = r->an.counts.inferred;
+	in.recovered = recovered;
+	in.partial = lost || analyzer_partial(&r->an);
 	errno = 0;
 	triage_print(stdout, o->fmt, &in);
 	return ferror(stdout) ? (errno ? -errno : -EIO) : 0;
@@ -413,7 +420,7 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 {
 	const struct trace_opts *o = r->o;
 	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
-	uint64_t lost = 0, lost_iv[1024];
+	uint64_t lost = 0, lost_iv[1024], recovered = 0;
 	struct stack_report sr;
 	struct report rep;
 	unsigned i;
@@ -425,11 +432,20 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 		lost += lost_iv[i];
 	}
 	r->lost_total += lost;
+	if (r->ops->recovered) {
+		uint64_t now = r->ops->recovered(r->b);
+
+		recovered = now - r->recovered_prev;
+		r->recovered_prev = now;
+	}
+	if (analyzer_partial(&r->an) || r->an.counts.dropped)
+		r->partial_total++;
 	if (o->triage)
-		return print_triage(r, dur_ns, lost);
+		return print_triage(r, dur_ns, lost, recovered);
 	memset(&rep, 0, sizeof(rep));
 	rep.command = o->cmd;
 	rep.backend = r->ops->name;
+	rep.backend_why = r->why[0] ? r->why : NULL;
 	rep.clock = r->clock;
 	rep.unit = o->msecs ? "msecs" : "usecs";
 	rep.unit_ns = o->msecs ? 1000000 : 1000;
@@ -444,6 +460,7 @@ static int print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final
 	rep.inc = &m->inc;
 	rep.groups = &m->groups;
 	rep.lost = lost;
+	rep.recovered = recovered;
 	rep.lost_cpu = lost_iv;
 	rep.ncpu = r->ncpu;
 	if (o->kstack || o->ustack) {
@@ -532,6 +549,20 @@ static int finish_record(struct run *r, uint64_t start_ns, uint64_t end_ns)
 	return 0;
 }
 
+/* --strict: why the results are partial, and what to do, in one line */
+static void strict_msg(const struct run *r, const char *where)
+{
+	if (r->lost_total)
+		err_msg("results are partial (--strict): %llu events were lost%s%s%s",
+			(unsigned long long)r->lost_total, *where ? " " : "", where,
+			*where ? "" : "; use a larger --buffer-size");
+	else
+		err_msg("results are partial (--strict): switches or wakeups of the selected "
+			"threads are missing from the trace%s%s (the footer counts them; "
+			"'offcpu-ftrace info' says which backend is exact here)",
+			*where ? " " : "", where);
+}
+
 /* report: the recording is the window, read in one pass */
 static int replay_loop(struct run *r)
 {
@@ -557,9 +588,8 @@ static int replay_loop(struct run *r)
 		err_msg("cannot write the output: %s", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	if (r->o->strict && r->lost_total) {
-		err_msg("%llu events were lost in the recording: results are partial (--strict)",
-			(unsigned long long)r->lost_total);
+	if (r->o->strict && (r->lost_total || r->partial_total)) {
+		strict_msg(r, "in the recording");
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
@@ -697,9 +727,8 @@ static int trace_loop(struct run *r)
 		err_msg("cannot write the output: %s", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	if (o->strict && r->lost_total) {
-		err_msg("%llu events were lost: results are partial (--strict); "
-			"use a larger --buffer-size", (unsigned long long)r->lost_total);
+	if (o->strict && (r->lost_total || r->partial_total)) {
+		strict_msg(r, "");
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
@@ -772,6 +801,8 @@ static int run_trace(const struct trace_opts *o)
 		free(r);
 		return EXIT_FAIL;
 	}
+	if (!strcmp(o->backend, "auto"))
+		snprintf(r->why, sizeof(r->why), "%s", why);
 	if (!strcmp(o->backend, "auto") && r->ops == &perf_backend_ops)
 		err_msg("note: using the perf backend: %s", why);
 	else if (!strcmp(o->backend, "auto") && hist_unsupported(o) &&

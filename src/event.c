@@ -41,6 +41,10 @@ char *sched_state_str(const struct sched_states *st, int64_t state, char *buf,
 	if (len < 2)
 		return buf;
 	buf[0] = '\0';
+	if (state == SCHED_STATE_UNKNOWN) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
 	if (!(s & ~st->preempt_mask)) {
 		buf[n++] = 'R';
 	} else {

@@ -57,7 +57,8 @@ struct sched_event {
 				 * stacks: the thread (common_pid) */
 	int32_t next_pid;	/* switch: next_pid; user stack: the tgid;
 				 * fork: the child (pid is the parent) */
-	int64_t prev_state;	/* switch only: raw tracepoint value */
+	int64_t prev_state;	/* switch only: raw tracepoint value, or
+				 * SCHED_STATE_UNKNOWN */
 	/*
 	 * comm of pid / next_pid: borrowed pointers into the backend's
 	 * record (char[16], NUL-padded), valid only during the callback.
@@ -68,6 +69,13 @@ struct sched_event {
 	const uint64_t *stack;
 	uint32_t stack_depth;
 };
+
+/*
+ * prev_state of a switch the tracepoint did not record (a backend that
+ * knows it from another source, or the analyzer inferring it): blocked or
+ * preempted, but in which state is unknown. Never runnable, never dead.
+ */
+#define SCHED_STATE_UNKNOWN INT64_MIN
 
 /*
  * How prev_state is to be read on this kernel, taken from sched_switch's

@@ -17,6 +17,7 @@ struct group {
 	int64_t id;
 	char comm[COMM_LEN];	/* last comm seen for this id ("" if none) */
 	struct hist h;
+	uint64_t unmeasured;	/* intervals the trace could not measure */
 };
 
 struct groups {

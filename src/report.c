@@ -98,6 +98,8 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (r->stopped_by)
 		fprintf(f, ", stopped by %s", r->stopped_by);
 	fputc('\n', f);
+	if (r->backend_why)
+		fprintf(f, "# backend %s: %s\n", r->backend, r->backend_why);
 	if (r->lost) {
 		fprintf(f, "# lost events: %" PRIu64 " (", r->lost);
 		for (i = 0; i < r->ncpu; i++)
@@ -119,13 +121,25 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (c->dropped)
 		fprintf(f, "# %" PRIu64 " intervals dropped: the kernel's hist map was full "
 			"(results partial)\n", c->dropped);
-	if (c->missed_switch && !strcmp(r->command, "runq"))
-		fprintf(f, "# %" PRIu64 " context switches missing from the trace: "
-			"run-queue waits across them not counted\n", c->missed_switch);
-	else if (c->missed_switch)
-		fprintf(f, "# %" PRIu64 " context switches missing from the trace: %"
-			PRIu64 " off-CPU intervals closed at the CPU's last event "
-			"before the gap\n", c->missed_switch, c->inferred);
+	if (r->recovered)
+		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
+			"record, taken from perf's context-switch records\n", r->recovered,
+			r->recovered == 1 ? "" : "es");
+	if (c->missed_switch)
+		fprintf(f, "# partial: %" PRIu64 " context switch%s of the selected threads "
+			"missing from the trace\n", c->missed_switch,
+			c->missed_switch == 1 ? "" : "es");
+	if (c->unmeasured && !strcmp(r->command, "runq"))
+		fprintf(f, "# partial: %" PRIu64 " run-queue wait%s not measured: %s wakeup or "
+			"switch-in is not in the trace (lost events, or a kernel that does "
+			"not record what happens while a CPU idles: see 'offcpu-ftrace info')\n",
+			c->unmeasured, c->unmeasured == 1 ? "" : "s",
+			c->unmeasured == 1 ? "its" : "their");
+	if (c->inferred && strcmp(r->command, "runq"))
+		fprintf(f, "# partial: %" PRIu64 " off-CPU interval%s closed at %s wakeup or the "
+			"CPU's last event before the gap: short by at most %.3f ms in all\n",
+			c->inferred, c->inferred == 1 ? "" : "s", c->inferred == 1 ? "its" : "their",
+			(double)c->inferred_slack_ns / 1e6);
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
 	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
@@ -136,6 +150,14 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (c->tgid_unknown)
 		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
 			c->tgid_unknown);
+}
+
+/* under a group's summary: the waits it had that are not in its histogram */
+static void print_unmeasured(FILE *f, const struct group *g)
+{
+	if (g->unmeasured)
+		fprintf(f, "# and %" PRIu64 " wait%s not measured (not in the histogram): "
+			"partial\n", g->unmeasured, g->unmeasured == 1 ? "" : "s");
 }
 
 static void print_text(FILE *f, enum out_format fmt, struct report *r)
@@ -177,11 +199,13 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
 			out_hist_bpftrace(f, &g->h);
 			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+			print_unmeasured(f, g);
 			fputc('\n', f);
 		} else {
 			print_section_head(f, r, g);
 			out_hist_bcc(f, &g->h, r->unit);
 			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+			print_unmeasured(f, g);
 		}
 	}
 	if (fmt == FMT_BCC)
@@ -207,10 +231,10 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 			fputc(',', f);
 		}
 	}
-	fprintf(f, "\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"sum_ns\":%" PRIu64
-		",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
+	fprintf(f, "\"count\":%" PRIu64 ",\"unmeasured\":%" PRIu64 ",\"sum\":%" PRIu64
+		",\"sum_ns\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
 		",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
-		h->count, h->sum, h->sum_ns, h->count ? h->min : 0, h->max,
+		h->count, g->unmeasured, h->sum, h->sum_ns, h->count ? h->min : 0, h->max,
 		hist_percentile(h, 50), hist_percentile(h, 90),
 		hist_percentile(h, 99));
 	for (k = lo; lo >= 0 && k <= hi; k++)
@@ -234,6 +258,10 @@ static void print_json(FILE *f, struct report *r)
 	json_str(f, r->command, 32);
 	fputs(",\"backend\":", f);
 	json_str(f, r->backend, 32);
+	if (r->backend_why) {
+		fputs(",\"backend_why\":", f);
+		json_str(f, r->backend_why, 1024);
+	}
 	fputs(",\"clock\":", f);
 	json_str(f, r->clock, 32);
 	fputs(",\"unit\":", f);
@@ -255,15 +283,18 @@ static void print_json(FILE *f, struct report *r)
 	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
 	for (i = 0; i < r->ncpu; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
-	fprintf(f, "]},\"partial\":%s", r->lost || c->dropped ? "true" : "false");
+	fprintf(f, "],\"switch_records\":%" PRIu64 "},\"partial\":%s", r->recovered,
+		report_partial(r) ? "true" : "false");
 	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
 		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
 		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
-		",\"inferred\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64,
+		",\"inferred\":%" PRIu64 ",\"inferred_slack_ns\":%" PRIu64
+		",\"unmeasured\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64,
 		inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
-		c->missed_switch, c->inferred, c->late, c->dropped);
+		c->missed_switch, c->inferred, c->inferred_slack_ns, c->unmeasured, c->late,
+		c->dropped);
 	if (r->stacks)
 		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
@@ -376,11 +407,27 @@ static void print_openmetrics(FILE *f, struct report *r)
 		"# HELP offcpu_ftrace_lost_events Events the kernel could not store in the window "
 		"(results partial when > 0).\n"
 		"offcpu_ftrace_lost_events{command=\"%s\"} %" PRIu64 "\n", r->command, r->lost);
+	fprintf(f, "# TYPE offcpu_ftrace_partial gauge\n"
+		"# HELP offcpu_ftrace_partial 1 when events, switches or intervals of the selected "
+		"threads are missing from these values.\n"
+		"offcpu_ftrace_partial{command=\"%s\"} %d\n", r->command, report_partial(r));
+	fprintf(f, "# TYPE offcpu_ftrace_unmeasured_intervals gauge\n"
+		"# HELP offcpu_ftrace_unmeasured_intervals Intervals of the selected threads the "
+		"trace could not measure (a wakeup or switch missing).\n"
+		"offcpu_ftrace_unmeasured_intervals{command=\"%s\"} %" PRIu64 "\n", r->command,
+		r->counts->unmeasured);
 	fprintf(f, "# TYPE offcpu_ftrace_missed_switches gauge\n"
 		"# HELP offcpu_ftrace_missed_switches Context switches the trace lacked.\n"
 		"offcpu_ftrace_missed_switches{command=\"%s\"} %" PRIu64 "\n", r->command,
 		r->counts->missed_switch);
 	fputs("# EOF\n", f);
+}
+
+bool report_partial(const struct report *r)
+{
+	const struct an_counts *c = r->counts;
+
+	return r->lost || c->dropped || c->missed_switch || c->unmeasured;
 }
 
 void report_print(FILE *f, enum out_format fmt, struct report *r)

@@ -24,6 +24,7 @@ enum out_format {
 struct report {
 	const char *command;		/* "runq", "offcpu" */
 	const char *backend;		/* "ring", ... */
+	const char *backend_why;	/* why it was chosen, or NULL */
 	const char *clock;		/* trace clock used */
 	const char *unit;		/* "usecs" or "msecs" */
 	uint64_t unit_ns;		/* ns per unit */
@@ -40,6 +41,8 @@ struct report {
 	const struct stack_report *stacks; /* offcpu -K/-U: print these */
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	uint64_t lost;			/* events lost, all CPUs */
+	uint64_t recovered;		/* switches only a second source had
+					 * (perf's context-switch records) */
 	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
 	unsigned ncpu;
 };
@@ -53,6 +56,11 @@ void out_hist_summary(FILE *f, const struct hist *h, const char *unit,
 		      uint64_t unit_ns);
 
 void report_print(FILE *f, enum out_format fmt, struct report *r);
+/*
+ * Something the numbers should hold is not in them: lost events, a full
+ * kernel map, or switches/wakeups of the selected threads the trace lacks.
+ */
+bool report_partial(const struct report *r);
 /*
  * One histogram as OpenMetrics: cumulative _bucket{le} in seconds, _sum,
  * _count, with @labels ("" or 'pid="1",comm="x"'). No TYPE lines.

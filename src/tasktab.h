@@ -15,6 +15,8 @@
 #define TASK_RUNQ	0x1	/* runq_ts is a pending run-queue start */
 #define TASK_OFF	0x2	/* off_ts is a pending off-CPU start */
 #define TASK_PREEMPTED	0x4	/* the run-queue start was a preemption */
+#define TASK_BLOCKED	0x8	/* switched out blocked in the window: its
+				 * wakeup starts the next run-queue wait */
 
 struct task {
 	int32_t tid;		/* 0 = empty slot (pid 0 is never stored) */
@@ -22,6 +24,7 @@ struct task {
 	uint64_t runq_ts;
 	uint64_t off_ts;
 	int64_t off_state;	/* prev_state at the switch-out */
+	uint64_t wake_ts;	/* its latest wakeup since then, 0 none */
 	uint32_t kstack;	/* stacks at the switch-out, 0 = none */
 	uint32_t ustack;
 	char comm[16];		/* comm when the pending start was set */

@@ -175,9 +175,14 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 		fprintf(f, "cpu throttling: %" PRIu64 " of %" PRIu64 " periods, %s\n",
 			in->nr_throttled, in->periods, t);
 	}
-	if (in->lost || in->missed_switch)
-		fprintf(f, "# %" PRIu64 " events lost, %" PRIu64 " context switches missing "
-			"from the trace: shares are approximate\n", in->lost, in->missed_switch);
+	if (in->recovered)
+		fprintf(f, "# %" PRIu64 " context switches the sched_switch tracepoint did not "
+			"record, taken from perf's context-switch records\n", in->recovered);
+	if (in->partial)
+		fprintf(f, "# partial: %" PRIu64 " events lost, %" PRIu64 " context switches "
+			"missing from the trace, %" PRIu64 " waits not measured, %" PRIu64
+			" off-CPU intervals inferred: shares are approximate\n", in->lost,
+			in->missed_switch, in->unmeasured, in->inferred);
 	fprintf(f, "\nverdict: %s: %s\nnext: %s\n", v->name, v->why, v->next);
 }
 
@@ -225,8 +230,10 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 			in->throttled_ns);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"lost\":%" PRIu64 ",\"missed_switch\":%" PRIu64, in->lost,
-		in->missed_switch);
+	fprintf(f, ",\"lost\":%" PRIu64 ",\"missed_switch\":%" PRIu64 ",\"unmeasured\":%"
+		PRIu64 ",\"inferred\":%" PRIu64 ",\"switch_records\":%" PRIu64
+		",\"partial\":%s", in->lost, in->missed_switch, in->unmeasured, in->inferred,
+		in->recovered, in->partial ? "true" : "false");
 	fprintf(f, ",\"thresholds\":{\"runq_tail_us\":%" PRIu64 ",\"runq_share\":%u,"
 		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u}",
 		in->th.runq_tail_us, in->th.runq_share, in->th.blocked_share,

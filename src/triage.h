@@ -60,6 +60,9 @@ struct triage_in {
 	uint64_t nr_throttled, throttled_ns, periods;	/* deltas over the window */
 	struct triage_thresholds th;
 	uint64_t lost, missed_switch;
+	uint64_t unmeasured, inferred;	/* intervals the trace could not measure */
+	uint64_t recovered;		/* switches from perf's switch records */
+	bool partial;
 };
 
 struct verdict {

@@ -2,7 +2,8 @@
 # Every exit path leaves tracefs as it was: normal end, SIGINT, SIGTERM,
 # SIGHUP (results printed, exit 0), a second SIGINT (no output, 130), with
 # another tool's instance present and untouched; and cleanup removes only
-# instances of dead offcpu-ftrace runs.
+# instances of dead offcpu-ftrace runs. Runs use the ring backend, the one
+# that writes to tracefs (auto picks perf on a kernel that loses switches).
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 
@@ -15,7 +16,7 @@ echo 1 > "$FOREIGN/events/sched/sched_waking/enable"
 snapshot_save
 
 for sig in INT TERM HUP; do
-	run_bg "$TMP/out" "$TMP/err" runq 30
+	run_bg "$TMP/out" "$TMP/err" runq --backend=ring 30
 	wait_banner "$TMP/err"
 	sleep 0.3
 	kill -$sig "$TOOL_PID"
@@ -28,7 +29,7 @@ for sig in INT TERM HUP; do
 done
 
 # a second SIGINT: restore, no output, exit 128+2
-run_bg "$TMP/out" "$TMP/err" offcpu -L 30
+run_bg "$TMP/out" "$TMP/err" offcpu --backend=ring -L 30
 wait_banner "$TMP/err"
 kill -INT "$TOOL_PID"; kill -INT "$TOOL_PID"
 wait "$TOOL_PID"; rc=$?
@@ -36,17 +37,17 @@ wait "$TOOL_PID"; rc=$?
 check_restored "double SIGINT"
 
 # a normal timed run, JSON, with intervals
-run_bg "$TMP/out" "$TMP/err" offcpu --format=json 0.3 3
+run_bg "$TMP/out" "$TMP/err" offcpu --backend=ring --format=json 0.3 3
 wait "$TOOL_PID" || fail "offcpu 0.3 3 exited $?"
 [ "$(grep -c '"command":"offcpu"' "$TMP/out")" = 3 ] || { cat "$TMP/out"; fail "want 3 JSON intervals"; }
 check_restored "offcpu 0.3 3"
 
 # SIGKILL leaves the instance; cleanup removes it and nothing else
-run_bg "$TMP/out" "$TMP/err" runq 30
+run_bg "$TMP/out" "$TMP/err" runq --backend=ring 30
 wait_banner "$TMP/err"
 kill -KILL "$TOOL_PID"; wait "$TOOL_PID" 2>/dev/null
 ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" || fail "SIGKILLed run left no instance (unexpected)"
-"$BIN" offcpu 0.1 > /dev/null 2> "$TMP/err" || fail "a run beside a leftover failed"
+"$BIN" offcpu --backend=ring 0.1 > /dev/null 2> "$TMP/err" || fail "a run beside a leftover failed"
 grep -q "warning: 1 tracefs instance left by killed runs (offcpu-ftrace.$TOOL_PID)" "$TMP/err" ||
 	{ cat "$TMP/err"; fail "no warning about the leftover instance"; }
 "$BIN" cleanup > "$TMP/clean" 2>&1 || { cat "$TMP/clean"; fail "cleanup exited $?"; }
@@ -54,7 +55,7 @@ grep -q "removed instances/offcpu-ftrace.$TOOL_PID" "$TMP/clean" || { cat "$TMP/
 check_restored "SIGKILL + cleanup"
 
 # cleanup never touches a live run's instance
-run_bg "$TMP/out" "$TMP/err" runq 30
+run_bg "$TMP/out" "$TMP/err" runq --backend=ring 30
 wait_banner "$TMP/err"
 "$BIN" cleanup > "$TMP/clean" 2>&1
 ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" || fail "cleanup removed a running tool's instance"

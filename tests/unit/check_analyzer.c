@@ -401,6 +401,22 @@ START_TEST(test_missed_switch)
 	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);	/* 9: 10 */
 	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
 	analyzer_fini(&an);
+
+	/*
+	 * A wakeup the trace lost (in the idle CPU's interrupt): the thread
+	 * blocked in the window, so its next switch-in is a wait not measured,
+	 * not one that began before the window.
+	 */
+	init(&c);
+	sw(10, 1, 0, 0, 5);
+	sw(20, 1, 5, S_SLEEP, 0);	/* 5 blocks in the window */
+	sw(50, 1, 0, 0, 5);		/* back, no wakeup recorded */
+	ck_assert_uint_eq(an.counts.unmeasured, 1);
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 1);	/* the first, at 10 */
+	ck_assert(analyzer_partial(&an));
+	sw(60, 1, 5, S_SLEEP | S_DEAD, 0);	/* exits: nothing kept */
+	ck_assert_ptr_null(tasktab_find(&an.tasks, 5));
+	analyzer_fini(&an);
 }
 END_TEST
 
@@ -420,8 +436,10 @@ START_TEST(test_inferred_switch)
 	/* closed at the CPU's last event before the gap: the wakeup */
 	ck_assert_uint_eq(only_hist(&an.off)->count, 1);
 	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 20);
-	/* its run-queue wait is unknown: not counted */
-	ck_assert_uint_eq(an.runq.groups.n, 0);
+	/* its run-queue wait is unknown: counted as such, not measured */
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 0);
+	ck_assert_uint_eq(an.runq.groups.v[0]->unmeasured, 1);
+	ck_assert_uint_eq(an.counts.unmeasured, 1);
 	/* and the next interval starts at the recorded switch-out */
 	sw(150, 1, 0, 0, 5);
 	ck_assert_uint_eq(only_hist(&an.off)->count, 2);
@@ -438,6 +456,72 @@ START_TEST(test_inferred_switch)
 	sw(60, 0, 0, 0, 7);
 	ck_assert_uint_eq(an.counts.missed_switch, 1);
 	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 60 - 20);
+	analyzer_fini(&an);
+
+	/*
+	 * Woken from another CPU after the idle CPU's last event: the wakeup
+	 * is the tighter bound (the CPU's last event would give 0).
+	 */
+	c = base_cfg(AN_OFFCPU | AN_RUNQ);
+	init(&c);
+	sw(5, 1, 0, 0, 5);
+	sw(10, 1, 5, S_SLEEP, 0);	/* 5 blocks; CPU 1 records nothing more */
+	sw(20, 0, 0, 0, 8);
+	wakeup(70, 0, 5, false);	/* 8 wakes 5 on CPU 0 */
+	on_cpu[1] = 5;			/* idle -> 5 on CPU 1 not recorded */
+	sw(90, 1, 5, S_SLEEP, 0);
+	ck_assert_uint_eq(an.counts.missed_switch, 1);
+	ck_assert_uint_eq(an.counts.inferred, 1);
+	ck_assert_uint_eq(an.counts.unmeasured, 1);	/* its wait for CPU 1 */
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 70 - 10);
+	ck_assert_uint_eq(an.counts.inferred_slack_ns, 90 - 70);
+	ck_assert(analyzer_partial(&an));
+	analyzer_fini(&an);
+
+	/* the same in offcpu mode alone: wakeups still bound the interval */
+	c = base_cfg(AN_OFFCPU);
+	init(&c);
+	sw(5, 1, 0, 0, 5);
+	sw(10, 1, 5, S_SLEEP, 0);
+	sw(20, 0, 0, 0, 8);
+	wakeup(70, 0, 5, false);
+	on_cpu[1] = 5;
+	sw(90, 1, 5, S_SLEEP, 0);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 70 - 10);
+	analyzer_fini(&an);
+}
+END_TEST
+
+/* a switch a second source recorded: no prev_state, no names */
+START_TEST(test_switch_without_state_or_comm)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU | AN_RUNQ);
+	struct sched_event e = { .ts = 40, .cpu = 1, .type = SEV_SWITCH, .pid = 0,
+				 .common_pid = 0, .next_pid = 5,
+				 .prev_state = SCHED_STATE_UNKNOWN };
+
+	c.key = KEY_TID;
+	init(&c);
+	sw_named(5, 1, 0, 0, 5, "swapper/1", "worker");
+	sw_named(10, 1, 5, S_SLEEP, 0, "worker", "swapper/1");
+	wakeup(30, 1, 5, false);
+	analyzer_feed(&an, &e);		/* idle -> 5, from a switch record */
+	on_cpu[1] = 5;
+	ck_assert_uint_eq(an.counts.missed_switch, 0);
+	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 30);
+	/* named as its wakeup named it (the fake kernel calls everyone "task") */
+	ck_assert_str_eq(an.off.groups.v[0]->comm, "task");
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	ck_assert_str_eq(an.runq.groups.v[0]->comm, "task");
+	/* a switch-out of unknown state: off-CPU, not run-queue, not --state S */
+	e.ts = 50;
+	e.pid = e.common_pid = 5;
+	e.next_pid = 0;
+	analyzer_feed(&an, &e);
+	on_cpu[1] = 0;
+	sw(80, 1, 0, 0, 5);
+	ck_assert_uint_eq(only_hist(&an.off)->count, 2);
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);
 	analyzer_fini(&an);
 }
 END_TEST
@@ -588,6 +672,7 @@ int main(void)
 	tcase_add_test(tc, test_inferred_switch);
 	tcase_add_test(tc, test_compat);
 	tcase_add_test(tc, test_stack_records_ignored);
+	tcase_add_test(tc, test_switch_without_state_or_comm);
 	tcase_add_test(tc, test_tasktab);
 	tcase_add_test(tc, test_tasktab_grows);
 	suite_add_tcase(s, tc);

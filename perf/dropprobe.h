@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Does the kernel lose sched_switch tracepoint hits? A bounded probe
+ * (a few milliseconds, counting only) comparing the scheduler's own
+ * context-switch count with the tracepoint's, per CPU.
+ */
+#ifndef OFFCPU_DROPPROBE_H
+#define OFFCPU_DROPPROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DROP_PROBE_CPUS 256	/* CPUs probed at most */
+
+enum drop_result {
+	DROPS_UNKNOWN,		/* not probed, or too few switches to tell */
+	DROPS_NONE,		/* every switch reached the tracepoint */
+	DROPS_SEEN,		/* some CPU lost tracepoint hits */
+};
+
+struct drop_probe {
+	enum drop_result result;
+	uint64_t switches, recorded;	/* all CPUs */
+	unsigned ncpu;
+	struct {
+		int cpu;
+		uint64_t switches;	/* the scheduler's count */
+		uint64_t recorded;	/* sched_switch hits */
+		bool drops;
+	} cpu[DROP_PROBE_CPUS];
+};
+
+/*
+ * Probe with perf events (needs them allowed: root, CAP_PERFMON or
+ * perf_event_paranoid <= 0) and tracefs's sched_switch id. Returns 0 (the
+ * answer in @p, possibly DROPS_UNKNOWN) or a negative errno.
+ */
+int drop_probe_run(const char *tracefs, struct drop_probe *p);
+/* The CPUs that lost hits, as "1,3" (empty if none). */
+void drop_probe_cpus(const struct drop_probe *p, char *buf, size_t len);
+
+#endif

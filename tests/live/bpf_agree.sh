@@ -1,0 +1,145 @@
+#!/bin/bash
+# Numbers that agree with BPF, or say they cannot. Each backend (auto,
+# perf, ring) measures two workloads on an otherwise idle host, as users
+# meet this kernel (no spinner keeps the CPUs busy), while bpftrace runs
+# the same rules over a window that holds the whole workload:
+#   - a cross-CPU ping-pong (perf bench sched pipe, not pinned): run-queue
+#     latency of both pipe threads (runq -L);
+#   - dd writing with O_DSYNC: off-CPU time of dd (offcpu -L).
+# A result that says it is complete ("partial": false) must match
+# bpftrace per thread within 2% in count and sum. A partial one must say
+# so in the text footer and with --strict (exit 3), and still account
+# for every interval: measured + not measured = bpftrace's count (2%).
+# When some backend is complete for a workload, auto must be too.
+. "${srcdir:-.}/tests/live/lib.sh"
+need_live
+command -v bpftrace > /dev/null || skip "bpftrace not installed"
+bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1 || skip "bpftrace cannot load programs here"
+command -v perf > /dev/null && perf bench sched pipe -l 10 > /dev/null 2>&1 ||
+	skip "perf bench sched pipe not available (linux-perf)"
+command -v dd > /dev/null || skip "no dd"
+snapshot_save
+LOOPS=${BPF_AGREE_LOOPS:-20000}
+BLOCKS=${BPF_AGREE_BLOCKS:-1500}
+
+cat > "$TMP/runq.bt" <<'BT'
+BEGIN { printf("Attached\n"); }
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_switch {
+	if (args->prev_state == 0 || args->prev_state == STATE_PREEMPT) { @q[args->prev_pid] = nsecs; }
+	$ns = @q[args->next_pid];
+	if ($ns && args->next_comm == "sched-pipe") {
+		@sum[args->next_pid] = sum(nsecs - $ns); @cnt[args->next_pid] = count();
+	}
+	delete(@q[args->next_pid]);
+}
+END { clear(@q); }
+BT
+cat > "$TMP/off.bt" <<'BT'
+BEGIN { printf("Attached\n"); }
+tracepoint:sched:sched_switch {
+	if (args->prev_comm == "dd") { @o[args->prev_pid] = nsecs; }
+	$ns = @o[args->next_pid];
+	if ($ns) {
+		@sum[args->next_pid] = sum(nsecs - $ns); @cnt[args->next_pid] = count();
+		delete(@o[args->next_pid]);
+	}
+}
+END { clear(@o); }
+BT
+# the preempted-task flag as this kernel prints it (BCC counts R and R+)
+mask=$("$BIN" info --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
+sed -i "s/STATE_PREEMPT/$mask/" "$TMP/runq.bt"
+
+bt_start() {	# PROGRAM OUT
+	bpftrace "$1" > "$2" 2> "$2.err" &
+	BT_PID=$!
+	BG_PIDS="$BG_PIDS $BT_PID"
+	for _ in $(seq 1 300); do grep -q Attached "$2" && return; sleep 0.05; done
+	cat "$2.err"
+	fail "bpftrace did not attach"
+}
+bt_stop() {
+	kill -INT "$BT_PID"
+	wait "$BT_PID"
+}
+
+# BT JSON TEXT: print the comparison; exit 0 complete+agrees, 3 partial and
+# accounted for, 1 wrong
+judge() {
+	"$PY" - "$@" <<'PY'
+import json, re, sys
+bt = open(sys.argv[1]).read()
+bsum = {int(a): int(b) for a, b in re.findall(r"@sum\[(\d+)\]: (\d+)", bt)}
+bcnt = {int(a): int(b) for a, b in re.findall(r"@cnt\[(\d+)\]: (\d+)", bt)}
+d = json.load(open(sys.argv[2]))
+text = open(sys.argv[3]).read()
+groups = {g["tid"]: g for g in d["groups"]}
+partial = d["partial"]
+ok = True
+tids = [t for t in bcnt if bcnt[t] >= 100]
+if not tids:
+    print("bpftrace saw no thread with 100 intervals:", bcnt)
+    sys.exit(1)
+for tid in tids:
+    g = groups.get(tid, {"count": 0, "sum_ns": 0, "unmeasured": 0})
+    dc = (g["count"] - bcnt[tid]) / bcnt[tid]
+    ds = (g["sum_ns"] - bsum[tid]) / max(bsum[tid], 1)
+    dall = (g["count"] + g.get("unmeasured", 0) - bcnt[tid]) / bcnt[tid]
+    print("  tid %d: bpftrace %d / %.3f ms; %s %d (+%d not measured) / %.3f ms: "
+          "count %+.2f%%, sum %+.2f%%" % (tid, bcnt[tid], bsum[tid] / 1e6, d["backend"],
+          g["count"], g.get("unmeasured", 0), g["sum_ns"] / 1e6, 100 * dc, 100 * ds))
+    if not partial and (abs(dc) > 0.02 or abs(ds) > 0.02):
+        print("  complete by its own account, but not within 2% of bpftrace")
+        ok = False
+    if partial and d["command"] == "runq" and abs(dall) > 0.02:
+        print("  partial, and measured + not measured is not bpftrace's count")
+        ok = False
+if partial:
+    inc = d["incomplete"]
+    print("  partial:", {k: inc[k] for k in ("missed_switch", "unmeasured", "inferred")})
+    if not re.search(r"^# partial: ", text, re.M):
+        print("  partial in JSON, but the text footer does not say so")
+        ok = False
+sys.exit(1 if not ok else 3 if partial else 0)
+PY
+}
+
+declare -A verdict
+for wl in pipe dd; do
+	for be in auto perf ring; do
+		if [ $wl = pipe ]; then
+			prog=$TMP/runq.bt; an=runq; cmd=(perf bench sched pipe -l "$LOOPS")
+		else
+			prog=$TMP/off.bt; an=offcpu
+			cmd=(dd if=/dev/zero of="$TMP/dd.out" bs=4k count="$BLOCKS" oflag=dsync)
+		fi
+		bt_start "$prog" "$TMP/bt.txt"
+		"$BIN" $an -L --backend=$be --format=json -- "${cmd[@]}" > "$TMP/o.json" 2> "$TMP/o.err" ||
+			{ cat "$TMP/o.err"; fail "$an --backend=$be -- ${cmd[*]} exited $?"; }
+		bt_stop
+		check_restored "$an --backend=$be beside bpftrace"
+		# the same window again as text, and with --strict
+		"$BIN" $an -L --backend=$be --strict -- "${cmd[@]}" > "$TMP/o.txt" 2> "$TMP/s.err"
+		src=$?
+		tail -n 1 "$TMP/o.json" > "$TMP/o1.json"
+		note "$wl, backend $be ($(sed -n 's/.*"backend":"\([a-z]*\)".*/\1/p' "$TMP/o1.json")):"
+		judge "$TMP/bt.txt" "$TMP/o1.json" "$TMP/o.txt"
+		rc=$?
+		[ $rc = 1 ] && fail "$wl on backend $be disagrees with bpftrace"
+		verdict[$wl.$be]=$rc
+		# --strict: 3 exactly when that run was partial
+		if grep -q '^# partial: ' "$TMP/o.txt"; then
+			[ $src = 3 ] || fail "$wl on $be: partial, but --strict exited $src"
+			grep -q "results are partial (--strict)" "$TMP/s.err" ||
+				fail "$wl on $be: no --strict message: $(cat "$TMP/s.err")"
+		else
+			[ $src = 0 ] || { cat "$TMP/s.err"; fail "$wl on $be: complete, but --strict exited $src"; }
+		fi
+	done
+	if [ "${verdict[$wl.perf]}" = 0 ] || [ "${verdict[$wl.ring]}" = 0 ]; then
+		[ "${verdict[$wl.auto]}" = 0 ] || fail "$wl: a backend is exact here, but auto's result is partial"
+	fi
+done
+note "complete results agree with bpftrace within 2%; partial ones say so and account for every interval"
+exit 0
