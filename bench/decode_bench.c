@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "fileread.h"
 #include "analyzer.h"
 #include "decode.h"
 #include "fmt.h"
@@ -63,7 +64,7 @@ static char *read_all(const char *dir, const char *name, size_t *len)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fmt_read_file(path, len);
+	return file_read(path, len);
 }
 
 /* A whole (large) file; fmt_read_file stops at 16 MiB. */

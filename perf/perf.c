@@ -37,11 +37,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "tmount.h"
+#include "errf.h"
+#include "fileread.h"
 #include "backend.h"
+#include "perf_backends.h"
 #include "decode.h"
 #include "fmt.h"
+#include "fmtload.h"
 #include "perfcaps.h"
-#include "tfs.h"
 #include "timeutil.h"
 #include "tsheap.h"
 
@@ -116,54 +120,12 @@ struct backend {
 	bool no_switch_records;	/* the kernel refused them (before 4.3) */
 };
 
-static int load_format(struct backend *b, const char *rel, bool required,
-		       char *err, size_t errlen)
-{
-	char path[PATH_MAX + 64];
-	size_t len;
-	char *text;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/events/%s", b->root, rel);
-	text = fmt_read_file(path, &len);
-	if (!text) {
-		if (!required && errno == ENOENT)
-			return 0;
-		ret = -errno;
-		if (ret == -EACCES)
-			snprintf(err, errlen, "cannot read %s: the perf backend needs the "
-				 "event formats in tracefs (run as root)", path);
-		else
-			errf(err, errlen, ret, "cannot read %s", path);
-		return ret;
-	}
-	ret = fmt_add_event(&b->layout, text, len);
-	free(text);
-	if (ret)
-		snprintf(err, errlen, "cannot parse %s", path);
-	return ret;
-}
-
 static int setup_layout(struct backend *b, const struct trace_req *req,
 			char *err, size_t errlen)
 {
-	const char *missing;
-	int ret;
-
-	ret = fmt_init(&b->layout);
-	if (ret)
-		return errf(err, errlen, ret, "libtraceevent");
-	b->layout_ok = true;
-	if ((ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
-	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))) ||
-	    (req->fork && (ret = load_format(b, "sched/sched_process_fork/format", true, err, errlen))))
-		return ret;
-	ret = fmt_resolve(&b->layout, &missing);
-	if (ret)
-		snprintf(err, errlen, "unexpected format of %s on this kernel", missing);
-	return ret;
+	return sched_layout_load(&b->layout, &b->layout_ok, b->root,
+				 (req->waking ? FMTLOAD_WAKING : 0) | (req->fork ? FMTLOAD_FORK : 0),
+				 err, errlen);
 }
 
 static long perf_open(struct perf_event_attr *a, int cpu, int group)
@@ -508,7 +470,7 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->kstack = req->kstack;
 	b->ustack = req->ustack;
 	b->filter_tid = req->npids == 1 && !req->follow_fork ? req->pids[0] : -1;
-	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
+	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
 	ret = setup_layout(b, req, err, errlen);
@@ -907,16 +869,7 @@ static const struct sched_states *perf_states(struct backend *b)
 
 static unsigned perf_events(struct backend *b)
 {
-	unsigned t, m = 0;
-
-	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
-		if (b->layout_ok && b->layout.id[t] >= 0)
-			m |= 1u << t;
-	if (b->kstack)
-		m |= 1u << SEV_KSTACK;
-	if (b->ustack)
-		m |= 1u << SEV_USTACK;
-	return m;
+	return sched_layout_events(&b->layout, b->layout_ok, b->kstack, b->ustack);
 }
 
 /* Nothing in tracefs to restore: unmap and close everything. */

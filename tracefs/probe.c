@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* What this tracefs offers (from its files), and instances killed runs left. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tmount.h"
+#include "fileread.h"
 #include "fmt.h"
-#include "probe.h"
+#include "tfs_caps.h"
 #include "tfs.h"
 
 void tfs_caps_from_readme(const char *r, struct tfs_caps *c)
@@ -65,14 +68,14 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 	unsigned i;
 
 	memset(c, 0, sizeof(*c));
-	if (tfs_find(override, c->dir, sizeof(c->dir), c->why, sizeof(c->why)))
+	if (tmount_find(override, c->dir, sizeof(c->dir), c->why, sizeof(c->why)))
 		return;
 	c->found = true;
-	c->writable = tfs_writable(c->dir);
+	c->writable = tmount_writable(c->dir);
 	if (!c->writable)
 		snprintf(c->why, sizeof(c->why), geteuid() ? "not root" : "mounted read-only");
 	snprintf(path, sizeof(path), "%s/trace_clock", c->dir);
-	text = fmt_read_file(path, NULL);
+	text = file_read(path, NULL);
 	if (text) {
 		char *nl = strchr(text, '\n');
 
@@ -84,7 +87,7 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 		free(text);
 	}
 	snprintf(path, sizeof(path), "%s/README", c->dir);
-	text = fmt_read_file(path, NULL);
+	text = file_read(path, NULL);
 	if (text) {
 		tfs_caps_from_readme(text, c);
 		free(text);
@@ -93,7 +96,7 @@ void tfs_caps_probe(const char *override, struct tfs_caps *c)
 		snprintf(path, sizeof(path), "%s/events/sched/%s/format", c->dir, evs[i]);
 		/* effective ids and capabilities, as the opens will see them */
 		c->ev[i] = faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
-		if (i == SEV_SWITCH && c->ev[i] && (text = fmt_read_file(path, NULL))) {
+		if (i == SEV_SWITCH && c->ev[i] && (text = file_read(path, NULL))) {
 			struct sched_states st;
 
 			if (fmt_parse_states(text, &st, &c->preempt_from_fmt) == 0)
@@ -204,7 +207,7 @@ static unsigned strip_pass(const char *inst, unsigned *left)
 				continue;
 			snprintf(path, sizeof(path), "%s/events/%s/%s/trigger", inst,
 				 sys->d_name, ev->d_name);
-			text = fmt_read_file(path, NULL);
+			text = file_read(path, NULL);
 			for (l = text; l && *l; l = next) {
 				char *end = strchr(l, '\n'), *br;
 
@@ -290,7 +293,7 @@ int tfs_stale_synth(const char *dir, void (*fn)(const char *name, int pid, void 
 	snprintf(path, sizeof(path), "%s/synthetic_events", dir);
 	if (access(path, F_OK))
 		return 0;	/* no synthetic events on this kernel */
-	text = fmt_read_file(path, NULL);
+	text = file_read(path, NULL);
 	if (!text)
 		return -errno;
 	for (l = text; *l; l = next) {

@@ -24,9 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errf.h"
 #include "decode.h"
 #include "fmt.h"
 #include "ksym.h"
+#include "fileread.h"
 #include "recfile.h"
 #include "tdat.h"
 
@@ -174,52 +176,6 @@ static int read_all(int fd, void *p, size_t n, off_t off)
 	return 0;
 }
 
-/* A whole file of any size up to @max; NUL-terminated, caller frees. */
-static char *slurp(const char *path, size_t max, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf, *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t r;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto fail;
-	for (;;) {
-		if (n == cap) {
-			if (cap * 2 > max) {
-				errno = EFBIG;
-				goto fail;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	e = errno;
-	close(fd);
-	free(buf);
-	errno = e;
-	return NULL;
-}
-
 static char *path_join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
@@ -238,7 +194,7 @@ static char *tfs_slurp(const struct recfile *r, const char *rel, size_t *len)
 
 	if (!path)
 		return NULL;
-	s = slurp(path, 64u << 20, len);
+	s = file_read_max(path, 64u << 20, len);
 	e = errno;
 	free(path);
 	errno = e;
@@ -617,7 +573,7 @@ static int cmp_sym(const void *a, const void *b)
  * reader has no choice to make differently. *what says which of
  * "subset", "all", "none" or "restricted" was stored.
  */
-static int kallsyms_for(struct recfile *r, const struct recfile_meta *m, struct obuf *out,
+static int kallsyms_for(struct recfile *r, const struct backend_window *m, struct obuf *out,
 			const char **what)
 {
 	struct sym *s = NULL;
@@ -630,7 +586,7 @@ static int kallsyms_for(struct recfile *r, const struct recfile_meta *m, struct 
 	*what = "none";
 	if (!m->kernel_stacks || !r->kallsyms)
 		return 0;
-	text = slurp(r->kallsyms, MAX_KALLSYMS, &len);
+	text = file_read_max(r->kallsyms, MAX_KALLSYMS, &len);
 	if (!text)
 		return 0;	/* unreadable: stacks stay addresses */
 	ret = kstack_addrs(r, &addrs, &naddr);
@@ -752,7 +708,7 @@ static int uname_line(const struct recfile *r, char *buf, size_t len, char *rele
 	return 0;
 }
 
-static void meta_text(struct obuf *b, const struct recfile *r, const struct recfile_meta *m,
+static void meta_text(struct obuf *b, const struct recfile *r, const struct backend_window *m,
 		      const char *kallsyms, const char *release, const char *tgids)
 {
 	unsigned i;
@@ -761,7 +717,7 @@ static void meta_text(struct obuf *b, const struct recfile *r, const struct recf
 	if (m->clock)
 		ob_printf(b, "clock=%s\n", m->clock);
 	ob_printf(b, "window_start_ns=%" PRIu64 "\nwindow_end_ns=%" PRIu64 "\n",
-		  m->window_start_ns, m->window_end_ns);
+		  m->start_ns, m->end_ns);
 	ob_printf(b, "ncpu=%u\nlost=", r->ncpu);
 	for (i = 0; i < r->ncpu; i++)
 		ob_printf(b, "%s%" PRIu64, i ? "," : "",
@@ -781,7 +737,7 @@ static void meta_text(struct obuf *b, const struct recfile *r, const struct recf
 }
 
 /* Everything before the CPU data; *table_at: where the CPU table goes. */
-static int build_headers(struct recfile *r, const struct recfile_meta *m, struct obuf *h,
+static int build_headers(struct recfile *r, const struct backend_window *m, struct obuf *h,
 			 size_t *table_at)
 {
 	static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -925,7 +881,7 @@ static int copy_range(struct recfile *r, off_t from, off_t to, size_t n, void *b
 	return 0;
 }
 
-static int write_file(struct recfile *r, const struct recfile_meta *m)
+static int write_file(struct recfile *r, const struct backend_window *m)
 {
 	struct obuf h = { 0 };
 	size_t table_at, *count = NULL, *start = NULL, *order = NULL, i, run;
@@ -995,9 +951,9 @@ out:
 	return ret;
 }
 
-int recfile_close(struct recfile *r, const struct recfile_meta *m, char *err, size_t errlen)
+int recfile_close(struct recfile *r, const struct backend_window *m, char *err, size_t errlen)
 {
-	static const struct recfile_meta none;
+	static const struct backend_window none;
 	int ret;
 
 	if (!r)

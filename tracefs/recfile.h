@@ -30,6 +30,8 @@
 #ifndef OFFCPU_RECFILE_H
 #define OFFCPU_RECFILE_H
 
+#include "backend.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,16 +40,6 @@ struct recfile;
 struct backend;
 
 /* What only the end of a capture knows. */
-struct recfile_meta {
-	const char *clock;		/* trace clock of the pages ("mono") */
-	uint64_t window_start_ns;	/* the traced window, in that clock */
-	uint64_t window_end_ns;
-	const uint64_t *lost_per_cpu;	/* events lost per CPU, cumulative */
-	unsigned ncpu;			/* entries in lost_per_cpu */
-	bool kernel_stacks;		/* kernel stacks were captured: keep
-					 * the symbols they need */
-};
-
 /* Where a recording's metadata comes from (a test points it at fixtures). */
 struct recfile_src {
 	const char *tracefs;	/* tracefs root, or a copy of its layout:
@@ -90,7 +82,7 @@ int recfile_add_page(struct recfile *r, unsigned cpu, const void *page, size_t l
  * exists: its per-CPU stats are read now. Returns 0, or a negative errno
  * with a one-line reason in @err.
  */
-int recfile_close(struct recfile *r, const struct recfile_meta *m, char *err,
+int recfile_close(struct recfile *r, const struct backend_window *m, char *err,
 		  size_t errlen);
 
 /* Stop without a recording: remove the partial output, free @r; accepts NULL. */

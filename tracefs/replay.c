@@ -28,7 +28,9 @@
 
 #include <trace-cmd/trace-cmd.h>
 
+#include "errf.h"
 #include "backend.h"
+#include "tracefs_backends.h"
 #include "decode.h"
 #include "fmt_tep.h"
 #include "recfile.h"
@@ -314,7 +316,7 @@ static int probe(struct backend *b, const char *open_path, char *err, size_t err
 	return -EINVAL;
 }
 
-static int file_open(struct backend **out, const struct trace_req *req, char *err,
+static int replay_open(struct backend **out, const struct trace_req *req, char *err,
 		     size_t errlen)
 {
 	struct backend *b = calloc(1, sizeof(*b));
@@ -435,13 +437,13 @@ static int file_open(struct backend **out, const struct trace_req *req, char *er
 	return 0;
 }
 
-static int file_nop(struct backend *b)
+static int replay_nop(struct backend *b)
 {
 	(void)b;
 	return 0;
 }
 
-static int file_wait(struct backend *b, int timeout_ms)
+static int replay_wait(struct backend *b, int timeout_ms)
 {
 	(void)b;
 	(void)timeout_ms;
@@ -449,7 +451,7 @@ static int file_wait(struct backend *b, int timeout_ms)
 }
 
 /* Everything up to @limit, in time order; the rest stays for the next call. */
-static int file_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb, void *arg)
+static int replay_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb, void *arg)
 {
 	unsigned cpu;
 
@@ -494,14 +496,14 @@ static int file_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb 
 	return 0;
 }
 
-static const char *file_clock(struct backend *b, bool *is_mono)
+static const char *replay_clock(struct backend *b, bool *is_mono)
 {
 	if (is_mono)
 		*is_mono = !strcmp(b->clock, "mono");
 	return b->clock;
 }
 
-static unsigned file_lost(struct backend *b, uint64_t *lost, unsigned max)
+static unsigned replay_lost(struct backend *b, uint64_t *lost, unsigned max)
 {
 	unsigned i, n = b->ncpu < max ? b->ncpu : max;
 
@@ -510,12 +512,12 @@ static unsigned file_lost(struct backend *b, uint64_t *lost, unsigned max)
 	return n;
 }
 
-static const struct sched_states *file_states(struct backend *b)
+static const struct sched_states *replay_states(struct backend *b)
 {
 	return &b->layout.states;
 }
 
-static unsigned file_events(struct backend *b)
+static unsigned replay_events(struct backend *b)
 {
 	unsigned t, m = 0;
 
@@ -528,7 +530,7 @@ static unsigned file_events(struct backend *b)
 	return m | (b->seen & ((1u << SEV_KSTACK) | (1u << SEV_USTACK)));
 }
 
-static int file_close(struct backend *b, char *err, size_t errlen)
+static int replay_close(struct backend *b, char *err, size_t errlen)
 {
 	unsigned i;
 
@@ -570,6 +572,19 @@ int replay_info(struct backend *b, struct replay_info *out)
 	return 0;
 }
 
+/* The recorded window, for the command line (the recording op). */
+static int replay_recording(struct backend *b, struct backend_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!b || !b->h)
+		return -EINVAL;
+	w->clock = b->clock;
+	w->start_ns = b->window_start;
+	w->end_ns = b->window_end;
+	w->ncpu = b->ncpu;
+	return 0;
+}
+
 int replay_ksym_name(struct backend *b, uint64_t addr, char *buf, size_t len)
 {
 	unsigned long long start;
@@ -588,16 +603,17 @@ int replay_ksym_name(struct backend *b, uint64_t addr, char *buf, size_t len)
 
 const struct backend_ops file_backend_ops = {
 	.name = "file",
-	.open = file_open,
-	.start = file_nop,
-	.stop = file_nop,
-	.wait = file_wait,
-	.read = file_read,
-	.clock = file_clock,
-	.lost = file_lost,
-	.states = file_states,
-	.events = file_events,
+	.open = replay_open,
+	.start = replay_nop,
+	.stop = replay_nop,
+	.wait = replay_wait,
+	.read = replay_read,
+	.clock = replay_clock,
+	.lost = replay_lost,
+	.states = replay_states,
+	.events = replay_events,
 	/* frames are addresses: named from the recording's kallsyms, not the host's */
 	.kframe = replay_ksym_name,
-	.close = file_close,
+	.recording = replay_recording,
+	.close = replay_close,
 };

@@ -18,11 +18,17 @@
 
 #include <tracefs/tracefs.h>
 
+#include "tmount.h"
+#include "errf.h"
+#include "fileread.h"
 #include "backend.h"
+#include "tracefs_backends.h"
 #include "decode.h"
 #include "recfile.h"
 #include "fmt.h"
+#include "fmtload.h"
 #include "tfs.h"
+#include "tfs_caps.h"
 #include "timeutil.h"
 #include "tsheap.h"
 
@@ -72,6 +78,7 @@ struct backend {
 	uint64_t *next_ts;	/* per CPU: timestamp of its current record */
 	struct page_cursor scratch;
 	uint64_t frames[STACK_MAX_DEPTH];	/* the stack being fed */
+	char notice[400];	/* instances killed runs left, or "" */
 };
 
 static void *page_get(struct backend *b)
@@ -87,54 +94,13 @@ static void page_put(struct backend *b, void *p)
 	b->pool[b->npool++] = p;
 }
 
-static int load_format(struct backend *b, const char *rel, bool required,
-		       char *err, size_t errlen)
-{
-	char path[PATH_MAX + 64];
-	size_t len;
-	char *text;
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/events/%s", b->root, rel);
-	text = fmt_read_file(path, &len);
-	if (!text) {
-		if (!required && errno == ENOENT)
-			return 0;
-		return errf(err, errlen, -errno, "cannot read %s", path);
-	}
-	if (!strcmp(rel, "header_page"))
-		ret = fmt_header_page(&b->layout, text, len);
-	else
-		ret = fmt_add_event(&b->layout, text, len);
-	free(text);
-	if (ret)
-		snprintf(err, errlen, "cannot parse %s", path);
-	return ret;
-}
-
 static int setup_layout(struct backend *b, const struct trace_req *req,
 			char *err, size_t errlen)
 {
-	const char *missing;
-	int ret;
-
-	ret = fmt_init(&b->layout);
-	if (ret)
-		return errf(err, errlen, ret, "%s", "libtraceevent");
-	b->layout_ok = true;
-	if ((ret = load_format(b, "header_page", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_switch/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup/format", true, err, errlen)) ||
-	    (ret = load_format(b, "sched/sched_wakeup_new/format", false, err, errlen)) ||
-	    (req->waking && (ret = load_format(b, "sched/sched_waking/format", true, err, errlen))) ||
-	    (req->fork && (ret = load_format(b, "sched/sched_process_fork/format", true, err, errlen))) ||
-	    (req->kstack && (ret = load_format(b, "ftrace/kernel_stack/format", true, err, errlen))) ||
-	    (req->ustack && (ret = load_format(b, "ftrace/user_stack/format", true, err, errlen))))
-		return ret;
-	ret = fmt_resolve(&b->layout, &missing);
-	if (ret)
-		snprintf(err, errlen, "unexpected format of %s on this kernel", missing);
-	return ret;
+	return sched_layout_load(&b->layout, &b->layout_ok, b->root, FMTLOAD_HEADER_PAGE |
+				 (req->waking ? FMTLOAD_WAKING : 0) | (req->fork ? FMTLOAD_FORK : 0) |
+				 (req->kstack ? FMTLOAD_KSTACK : 0) |
+				 (req->ustack ? FMTLOAD_USTACK : 0), err, errlen);
 }
 
 static int set_clock(struct backend *b, char *err, size_t errlen)
@@ -425,6 +391,38 @@ static int borrow_open(struct backend *b, const struct trace_req *req, const cha
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
+struct stale {
+	char names[256];
+	int n;
+};
+
+static void note_stale(const char *name, int pid, void *arg)
+{
+	struct stale *st = arg;
+	size_t len = strlen(st->names);
+
+	(void)pid;
+	if (len < sizeof(st->names) - 2)
+		snprintf(st->names + len, sizeof(st->names) - len, "%s%s", len ? ", " : "", name);
+	st->n++;
+}
+
+/* Runs killed by SIGKILL leave instances that still record: say so. */
+static void find_leftovers(struct backend *b)
+{
+	struct stale st = { "", 0 };
+
+	if (tfs_stale_instances(b->root, note_stale, &st) > 0)
+		snprintf(b->notice, sizeof(b->notice), "warning: %d tracefs instance%s left by "
+			 "killed runs (%s): run 'offcpu-ftrace cleanup'", st.n,
+			 st.n > 1 ? "s" : "", st.names);
+}
+
+static const char *ring_notice(struct backend *b)
+{
+	return b->notice[0] ? b->notice : NULL;
+}
+
 static int ring_open(struct backend **out, const struct trace_req *req,
 		     char *err, size_t errlen)
 {
@@ -445,10 +443,10 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	if (!b)
 		return errf(err, errlen, -ENOMEM, "%s", "ring backend");
 	b->on_fd = -1;
-	ret = tfs_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
+	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
-	if (!tfs_writable(b->root)) {
+	if (!tmount_writable(b->root)) {
 		if (geteuid() != 0)
 			snprintf(err, errlen, "cannot write tracefs at %s: run as root", b->root);
 		else
@@ -456,6 +454,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 				 "read-write (mount -o remount,rw %s)", b->root, b->root);
 		return -EROFS;
 	}
+	find_leftovers(b);
 	if (getenv("OFFCPU_FTRACE_RING_INSTANCE"))
 		return borrow_open(b, req, getenv("OFFCPU_FTRACE_RING_INSTANCE"), err, errlen);
 	ret = tfs_instance_new(&b->undo, b->root, &b->inst, err, errlen);
@@ -745,15 +744,12 @@ static const struct sched_states *ring_states(struct backend *b)
 
 static unsigned ring_events(struct backend *b)
 {
-	unsigned t, m = 0;
-
-	for (t = SEV_SWITCH; t < SEV_NTYPES; t++)
-		if (b->layout_ok && b->layout.id[t] >= 0)
-			m |= 1u << t;
-	return m;
+	return sched_layout_events(&b->layout, b->layout_ok,
+				   b->layout_ok && b->layout.id[SEV_KSTACK] >= 0,
+				   b->layout_ok && b->layout.id[SEV_USTACK] >= 0);
 }
 
-static int ring_record_close(struct backend *b, const struct recfile_meta *m, char *err,
+static int ring_record_close(struct backend *b, const struct backend_window *m, char *err,
 			     size_t errlen)
 {
 	struct recfile *r = b->rec;
@@ -819,6 +815,7 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 const struct backend_ops ring_backend_ops = {
 	.name = "ring",
 	.open = ring_open,
+	.notice = ring_notice,
 	.start = ring_start,
 	.stop = ring_stop,
 	.wait = ring_wait,

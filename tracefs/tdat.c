@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/* trace.dat structure checks against the file size, before libtracecmd reads it. */
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>

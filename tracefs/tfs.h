@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tracefs access for the backends: finding the mount, and an undo list
+ * tracefs access for the backends: an undo list
  * that every kernel-visible change is recorded in before it is made, then
  * replayed in reverse on every exit path.
  */
@@ -14,14 +14,6 @@ struct tracefs_instance;
 
 #define TFS_PREFIX "offcpu-ftrace"
 
-/*
- * Find tracefs: @override, else the tracefs mount in /proc/self/mounts,
- * else debugfs's tracing/. Writes the directory to @dir. Returns 0, or
- * -ENOENT/-EACCES with a one-line reason and fix in @err.
- */
-int tfs_find(const char *override, char *dir, size_t len, char *err, size_t errlen);
-/* Is @dir mounted read-only (or otherwise not writable by us)? */
-bool tfs_writable(const char *dir);
 
 enum tfs_undo_kind {
 	UNDO_INSTANCE,		/* remove an instance we created */

@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fileread.h"
 #include "decode.h"
 #include "fmt.h"
 
@@ -77,7 +78,7 @@ static const char *srcdir(void)
 static int add_format(struct sched_layout *l, const char *path)
 {
 	size_t len;
-	char *s = fmt_read_file(path, &len);
+	char *s = file_read(path, &len);
 	int ret;
 
 	if (!s) {
@@ -106,7 +107,7 @@ static int layout_load(struct sched_layout *l, const char *k, bool stacks)
 		return ret;
 	snprintf(dir, sizeof(dir), "%s/tests/fixtures/kernels/%s/raw", srcdir(), k);
 	snprintf(path, sizeof(path), "%s/header_page", dir);
-	s = fmt_read_file(path, &len);
+	s = file_read(path, &len);
 	if (!s) {
 		fprintf(stderr, "fuzz_decode: %s: %s (set srcdir to the source tree)\n",
 			path, strerror(errno));

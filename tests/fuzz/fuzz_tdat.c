@@ -32,6 +32,7 @@
 
 #include "analyzer.h"
 #include "backend.h"
+#include "tracefs_backends.h"
 #include "event.h"
 #include "recfile.h"
 

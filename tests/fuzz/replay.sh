@@ -67,22 +67,22 @@ limit=
 command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 
 status=0
-for t in decode fmt histfile histparse tdat; do
+. "$top/tests/fuzz/targets.sh"
+for t in $FUZZ_TARGETS; do
 	extra=
+	srcs=$(fuzz_sources "$t")
 	case $t in
-	decode|fmt) srcs="tracefs/decode.c tracefs/fmt.c src/event.c"; libs=$tev_libs ;;
-	tdat) srcs="tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c src/analyzer.c src/tasktab.c src/groups.c src/hist.c src/stacks.c"
-	      libs=$tcmd_libs; extra=$tcmd_cflags ;;
-	histfile) srcs="src/histfile.c"; libs= ;;
-	histparse) srcs="src/histparse.c src/histfile.c"; libs= ;;
+	decode|fmt) libs=$tev_libs ;;
+	tdat) libs=$tcmd_libs; extra=$tcmd_cflags ;;
+	*) libs= ;;
 	esac
 	files=
 	for s in $srcs; do
 		files="$files $top/$s"
 	done
 	# shellcheck disable=SC2086
-	if ! $CC $cflags "-DFUZZ_SRCDIR=\"$top\"" "-I$top/src" "-I$top/tracefs" \
-		"-I$top/tests/fuzz" $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $files $libs \
+	if ! $CC $cflags "-DFUZZ_SRCDIR=\"$top\"" $(fuzz_includes) \
+		 $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $files $libs \
 		-o "$work/fuzz_$t" > "$work/build_$t.log" 2>&1; then
 		cat "$work/build_$t.log"
 		fail "cannot build fuzz_$t with $CC"

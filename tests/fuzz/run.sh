@@ -5,8 +5,8 @@
 #
 #   tests/fuzz/run.sh [SECONDS [TARGET...]]
 #
-# SECONDS per target (default 60); TARGET among decode, fmt, histfile,
-# histparse (default all). Builds into $FUZZ_BUILD (default
+# SECONDS per target (default 60); TARGET among decode, fmt, khist,
+# peerhist (default all). Builds into $FUZZ_BUILD (default
 # $TMPDIR/offcpu-fuzz); the corpus grown there is reused by later runs.
 # CLANG names the compiler (default clang). Exit 0 when no target
 # crashed, 1 when one did (the reproducer is printed: copy it into
@@ -16,9 +16,10 @@ set -u
 
 top=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top=$(cd "$top" && pwd)
+. "$top/tests/fuzz/targets.sh"
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-decode fmt histfile histparse tdat}
+targets=${*:-$FUZZ_TARGETS}
 CLANG=${CLANG:-clang}
 build=${FUZZ_BUILD:-${TMPDIR:-/tmp}/offcpu-fuzz}
 
@@ -44,16 +45,8 @@ tev_libs=$(pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -DFUZZ_LIBFUZZER -D_GNU_SOURCE"
 
-# sources and -max_len of each target
-sources() {
-	case $1 in
-	decode) echo "tracefs/decode.c tracefs/fmt.c src/event.c" ;;
-	fmt) echo "tracefs/fmt.c tracefs/decode.c src/event.c" ;;
-	histfile) echo "src/histfile.c" ;;
-	histparse) echo "src/histparse.c src/histfile.c" ;;
-	tdat) echo "tracefs/replay.c tracefs/tdat.c tracefs/fmt_tep.c tracefs/decode.c tracefs/fmt.c src/event.c src/analyzer.c src/tasktab.c src/groups.c src/hist.c src/stacks.c" ;;
-	esac
-}
+# sources and include paths of each target (tests/fuzz/targets.sh), and -max_len
+sources() { fuzz_sources "$1"; }
 max_len() {
 	case $1 in
 	decode) echo 12289 ;;	# selector byte + 3 pages of 4096
@@ -77,8 +70,8 @@ for t in $targets; do
 	      extra=$(pkg-config --cflags libtracecmd 2>/dev/null) ;;
 	esac
 	# shellcheck disable=SC2086
-	if ! "$CLANG" $cflags "-DFUZZ_SRCDIR=\"$top\"" "-I$top/src" "-I$top/tracefs" \
-		"-I$top/tests/fuzz" $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $srcs $libs \
+	if ! "$CLANG" $cflags "-DFUZZ_SRCDIR=\"$top\"" $(fuzz_includes) \
+		 $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $srcs $libs \
 		-o "$build/fuzz_$t" > "$build/fuzz_$t.build.log" 2>&1; then
 		cat "$build/fuzz_$t.build.log"
 		echo "run.sh: FAIL: cannot build fuzz_$t"

@@ -4,7 +4,7 @@
 #
 #   tests/fuzz/seeds.sh OUTDIR
 #
-# writes OUTDIR/decode, OUTDIR/fmt, OUTDIR/histfile and OUTDIR/histparse
+# writes OUTDIR/decode, OUTDIR/fmt, OUTDIR/khist and OUTDIR/peerhist
 # (generated, not committed). The first byte of decode and fmt inputs
 # selects what the target does; see the comments at the top of
 # fuzz_decode.c and fuzz_fmt.c.
@@ -18,7 +18,7 @@ fz=$top/tests/fuzz
 kernels="5.10.0-32-cloud-amd64 6.1.0-57-cloud-amd64 6.12.117+deb13-cloud-amd64 6.18.44-host"
 
 [ -d "$fx/kernels" ] || { echo "seeds.sh: no fixtures under $fx" >&2; exit 1; }
-for t in decode fmt histfile histparse tdat; do
+for t in decode fmt khist peerhist tdat; do
 	mkdir -p "$out/$t"
 done
 
@@ -142,15 +142,15 @@ ustack="5 12 0  6  0 0 0 1  1 1 2 0  1 2 3 0  66 3 4 2  7 17 8 2  133 18 8 16 5 
 # shellcheck disable=SC2086
 { byte 2; bytes 2 $hp $switch $states $kstack $ustack; } > "$out/fmt/gen-switch-stacks"
 
-# --- histfile and histparse: the texts as they are
+# --- khist and peerhist: the texts as they are
 for f in "$fx"/kernels/*/hist/*.hist; do
 	k=${f%/hist/*}
 	k=${k##*/}
-	cp "$f" "$out/histfile/$k-${f##*/}"
-	cp "$f" "$out/histparse/$k-${f##*/}"
+	cp "$f" "$out/khist/$k-${f##*/}"
+	cp "$f" "$out/peerhist/$k-${f##*/}"
 done
 for f in "$fx"/bpftrace-*.txt "$fx"/bcc-*.txt "$fx"/*.json; do
-	[ -f "$f" ] && cp "$f" "$out/histparse/"
+	[ -f "$f" ] && cp "$f" "$out/peerhist/"
 done
 
 # --- tdat: the trace-cmd recordings as they are
@@ -158,6 +158,6 @@ for f in "$fx"/trace-cmd/*.dat; do
 	[ -f "$f" ] && cp "$f" "$out/tdat/"
 done
 
-for t in decode fmt histfile histparse tdat; do
+for t in decode fmt khist peerhist tdat; do
 	printf '%s: %s seeds\n' "$t" "$(find "$out/$t" -type f | wc -l)"
 done

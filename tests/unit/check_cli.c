@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "fixture.h"
 #include "numparse.h"
-#include "probe.h"
+#include "tfs_caps.h"
 
 START_TEST(test_parse_u64)
 {

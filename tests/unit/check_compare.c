@@ -9,45 +9,45 @@
 #include "fixture.h"
 #include "xval.h"
 
-static struct histparse *parse(const char *text, enum histparse_format fmt, const char *unit)
+static struct peerhist *parse(const char *text, enum peerhist_format fmt, const char *unit)
 {
-	struct histparse_opts o = { .format = fmt, .unit = unit };
-	struct histparse *h = NULL, *m = NULL;
+	struct peerhist_opts o = { .format = fmt, .unit = unit };
+	struct peerhist *h = NULL, *m = NULL;
 	char err[256];
 
-	ck_assert_msg(histparse_parse(text, strlen(text), &o, &h, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_msg(histparse_merge(h, NULL, &m, err, sizeof(err)) == 0, "%s", err);
-	histparse_free(h);
+	ck_assert_msg(peerhist_parse(text, strlen(text), &o, &h, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(peerhist_merge(h, NULL, &m, err, sizeof(err)) == 0, "%s", err);
+	peerhist_free(h);
 	return m;
 }
 
 START_TEST(test_normalize)
 {
-	struct histparse *h;
+	struct peerhist *h;
 	struct cmp_dist d;
 	char err[256];
 
 	/* bpftrace [0] and [1] share BCC's first row; [2, 4) is row 1 */
 	h = parse("@usecs: \n[0]      3 |@@@|\n[1]      1 |@|\n[2, 4)   4 |@@@@|\n",
-		  HISTPARSE_BPFTRACE, NULL);
+		  PEERHIST_BPFTRACE, NULL);
 	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
 	ck_assert(d.row[0] == 4 && d.row[1] == 4 && d.total == 8 && d.split == 0);
-	histparse_free(h);
+	peerhist_free(h);
 
 	/* milliseconds: 1 ms = 1000..1999 us spreads over rows 9 and 10 */
-	h = parse("@msecs: \n[1]      10 |@@@|\n", HISTPARSE_BPFTRACE, NULL);
+	h = parse("@msecs: \n[1]      10 |@@@|\n", PEERHIST_BPFTRACE, NULL);
 	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
 	ck_assert_uint_eq(d.split, 1);
 	ck_assert(fabs(d.row[9] - 10.0 * 24 / 1000) < 1e-9);
 	ck_assert(fabs(d.row[10] - 10.0 * 976 / 1000) < 1e-9);
-	histparse_free(h);
+	peerhist_free(h);
 
 	/* a unit must be known */
-	h = parse("@bytid: \n[1]      10 |@@@|\n", HISTPARSE_BPFTRACE, NULL);
+	h = parse("@bytid: \n[1]      10 |@@@|\n", PEERHIST_BPFTRACE, NULL);
 	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), -22);
 	ck_assert_ptr_nonnull(strstr(err, "--unit"));
 	ck_assert_int_eq(cmp_normalize(h, 1000, &d, err, sizeof(err)), 0);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
@@ -79,13 +79,13 @@ END_TEST
 START_TEST(test_fixtures)
 {
 	char *t = fixture_read(fixture_path("bcc-runqlat.txt"), NULL);
-	struct histparse *h = parse(t, HISTPARSE_UNKNOWN, NULL);
+	struct peerhist *h = parse(t, PEERHIST_UNKNOWN, NULL);
 	struct cmp_dist d;
 	char err[256];
 
 	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), 0);
 	ck_assert(d.total > 0 && cmp_distance(&d, &d) == 0);
-	histparse_free(h);
+	peerhist_free(h);
 	free(t);
 }
 END_TEST

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histfile.h"
-#include "histparse.h"
+#include "khist.h"
+#include "peerhist.h"
 #include "fixture.h"
 
 #define K61 "6.1.0-57-cloud-amd64"
@@ -23,12 +23,12 @@
 static char err[512];
 
 /* Parse fixture @rel as a hist file; caller frees. */
-static struct histfile *hf_load(const char *rel)
+static struct khist *hf_load(const char *rel)
 {
-	struct histfile *hf = NULL;
+	struct khist *hf = NULL;
 	size_t len;
 	char *text = fixture_read(fixture_path("%s", rel), &len);
-	int ret = histfile_parse(text, len, &hf, err, sizeof(err));
+	int ret = khist_parse(text, len, &hf, err, sizeof(err));
 
 	ck_assert_msg(ret == 0, "%s: %d %s", rel, ret, err);
 	free(text);
@@ -36,29 +36,29 @@ static struct histfile *hf_load(const char *rel)
 }
 
 /* Parse fixture @rel with @o; caller frees. */
-static struct histparse *hp_load(const char *rel, const struct histparse_opts *o)
+static struct peerhist *hp_load(const char *rel, const struct peerhist_opts *o)
 {
-	struct histparse *h = NULL;
+	struct peerhist *h = NULL;
 	size_t len;
 	char *text = fixture_read(fixture_path("%s", rel), &len);
-	int ret = histparse_parse(text, len, o, &h, err, sizeof(err));
+	int ret = peerhist_parse(text, len, o, &h, err, sizeof(err));
 
 	ck_assert_msg(ret == 0, "%s: %d %s", rel, ret, err);
 	free(text);
 	return h;
 }
 
-static int hp_text(const char *text, const struct histparse_opts *o,
-		   struct histparse **h)
+static int hp_text(const char *text, const struct peerhist_opts *o,
+		   struct peerhist **h)
 {
-	return histparse_parse(text, strlen(text), o, h, err, sizeof(err));
+	return peerhist_parse(text, strlen(text), o, h, err, sizeof(err));
 }
 
 /* @text must fail with an error starting with @msg ("line 3: expected"). */
-static void hp_bad(const char *text, enum histparse_format fmt, const char *msg)
+static void hp_bad(const char *text, enum peerhist_format fmt, const char *msg)
 {
-	struct histparse_opts o = { .format = fmt };
-	struct histparse *h = (struct histparse *)1;
+	struct peerhist_opts o = { .format = fmt };
+	struct peerhist *h = (struct peerhist *)1;
 	int ret = hp_text(text, &o, &h);
 
 	ck_assert_msg(ret == -EINVAL, "expected -EINVAL for <%s>, got %d", text, ret);
@@ -69,8 +69,8 @@ static void hp_bad(const char *text, enum histparse_format fmt, const char *msg)
 
 static void hf_bad(const char *text, size_t len, const char *msg)
 {
-	struct histfile *hf = (struct histfile *)1;
-	int ret = histfile_parse(text, len, &hf, err, sizeof(err));
+	struct khist *hf = (struct khist *)1;
+	int ret = khist_parse(text, len, &hf, err, sizeof(err));
 
 	ck_assert_msg(ret == -EINVAL, "expected -EINVAL for <%s>, got %d", text, ret);
 	ck_assert_ptr_null(hf);
@@ -83,7 +83,7 @@ static void hf_bads(const char *text, const char *msg)
 	hf_bad(text, strlen(text), msg);
 }
 
-static const struct histparse_group *group_of(const struct histparse *h,
+static const struct peerhist_group *group_of(const struct peerhist *h,
 					      const char *map, const char *label)
 {
 	size_t i;
@@ -95,7 +95,7 @@ static const struct histparse_group *group_of(const struct histparse *h,
 	return NULL;
 }
 
-static void bucket_is(const struct histparse_group *g, size_t i, uint64_t low,
+static void bucket_is(const struct peerhist_group *g, size_t i, uint64_t low,
 		      uint64_t high, uint64_t count)
 {
 	ck_assert_uint_lt(i, g->nb);
@@ -104,11 +104,11 @@ static void bucket_is(const struct histparse_group *g, size_t i, uint64_t low,
 	ck_assert_uint_eq(g->b[i].count, count);
 }
 
-static uint64_t hitcount(const struct histfile_entry *e)
+static uint64_t hitcount(const struct khist_entry *e)
 {
 	uint64_t v = 0;
 
-	ck_assert_int_eq(histfile_entry_val(e, "hitcount", &v), 0);
+	ck_assert_int_eq(khist_entry_val(e, "hitcount", &v), 0);
 	return v;
 }
 
@@ -150,7 +150,7 @@ START_TEST(test_hist_all_fixtures)
 			continue;	/* this kernel has no hist triggers */
 		while ((de = readdir(d))) {
 			size_t n = strlen(de->d_name), i;
-			struct histfile *hf;
+			struct khist *hf;
 			char rel[512];
 
 			if (n < 6 || strcmp(de->d_name + n - 5, ".hist"))
@@ -161,8 +161,8 @@ START_TEST(test_hist_all_fixtures)
 			files++;
 			ck_assert_msg(hf->nhists >= 1, "%s: no histogram", rel);
 			for (i = 0; i < hf->nhists; i++) {
-				const struct histfile_hist *h = &hf->hists[i];
-				uint64_t sum = histfile_hist_sum(h, "hitcount");
+				const struct khist_hist *h = &hf->hists[i];
+				uint64_t sum = khist_hist_sum(h, "hitcount");
 
 				hists++;
 				ck_assert_msg(!h->truncated, "%s: no Totals", rel);
@@ -174,7 +174,7 @@ START_TEST(test_hist_all_fixtures)
 					      "%s #%zu: hitcounts %llu, Hits %llu", rel, i,
 					      (unsigned long long)sum, (unsigned long long)h->hits);
 			}
-			histfile_free(hf);
+			khist_free(hf);
 		}
 		closedir(d);
 	}
@@ -185,9 +185,9 @@ END_TEST
 
 START_TEST(test_hist_log2)
 {
-	struct histfile *hf = hf_load("kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist");
-	const struct histfile_hist *h = &hf->hists[0];
-	const struct histfile_key *k;
+	struct khist *hf = hf_load("kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist");
+	const struct khist_hist *h = &hf->hists[0];
+	const struct khist_key *k;
 
 	ck_assert_uint_eq(hf->nhists, 1);
 	ck_assert_str_eq(h->trigger, "hist:keys=lat.log2:vals=hitcount:sort=lat.log2:size=2048 [active]");
@@ -195,9 +195,9 @@ START_TEST(test_hist_log2)
 	/* { lat: ~ 2^4  } hitcount:        161 */
 	ck_assert_uint_eq(h->entries[0].line, 6);
 	ck_assert_uint_eq(h->entries[0].nkeys, 1);
-	k = histfile_entry_key(&h->entries[0], "lat");
+	k = khist_entry_key(&h->entries[0], "lat");
 	ck_assert_ptr_nonnull(k);
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_LOG2);
+	ck_assert_int_eq(k->kind, KHIST_KEY_LOG2);
 	ck_assert_uint_eq(k->value, 4);
 	/* ceiling: ilog2(roundup_pow_of_two(v)) == 4 for v in 9..16 */
 	ck_assert_uint_eq(k->low, 9);
@@ -215,21 +215,21 @@ START_TEST(test_hist_log2)
 	ck_assert_uint_eq(h->hits, 1377);
 	ck_assert_uint_eq(h->entries_total, 11);
 	ck_assert_uint_eq(h->dropped, 0);
-	histfile_free(hf);
+	khist_free(hf);
 }
 END_TEST
 
 START_TEST(test_hist_buckets)
 {
-	struct histfile *hf = hf_load("kernels/" K612 "/hist/c_buckets.synthetic.wakeup_lat.hist");
-	const struct histfile_hist *h = &hf->hists[0];
-	const struct histfile_key *k;
+	struct khist *hf = hf_load("kernels/" K612 "/hist/c_buckets.synthetic.wakeup_lat.hist");
+	const struct khist_hist *h = &hf->hists[0];
+	const struct khist_key *k;
 
 	ck_assert_uint_eq(h->nentries, 72);
 	/* { lat: ~ 0-99 } hitcount:        840 */
 	k = &h->entries[0].keys[0];
 	ck_assert_str_eq(k->name, "lat");
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_BUCKETS);
+	ck_assert_int_eq(k->kind, KHIST_KEY_BUCKETS);
 	ck_assert_uint_eq(k->low, 0);
 	ck_assert_uint_eq(k->high, 99);
 	ck_assert_uint_eq(hitcount(&h->entries[0]), 840);
@@ -242,21 +242,21 @@ START_TEST(test_hist_buckets)
 	ck_assert_uint_eq(k->low, 13100);
 	ck_assert_uint_eq(k->high, 13199);
 	ck_assert_uint_eq(h->hits, 1375);
-	histfile_free(hf);
+	khist_free(hf);
 }
 END_TEST
 
 START_TEST(test_hist_stacktrace)
 {
-	struct histfile *hf = hf_load("kernels/" K612 "/hist/e1_common_stacktrace.sched.sched_switch.hist");
-	const struct histfile_hist *h = &hf->hists[0];
-	const struct histfile_key *k;
+	struct khist *hf = hf_load("kernels/" K612 "/hist/e1_common_stacktrace.sched.sched_switch.hist");
+	const struct khist_hist *h = &hf->hists[0];
+	const struct khist_key *k;
 
 	ck_assert_str_eq(h->trigger, "hist:keys=common_stacktrace:vals=hitcount:sort=hitcount:size=2048 if prev_state & 3 [active]");
 	ck_assert_uint_eq(h->nentries, 7);
 	k = &h->entries[0].keys[0];
 	ck_assert_str_eq(k->name, "common_stacktrace");
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_STACK);
+	ck_assert_int_eq(k->kind, KHIST_KEY_STACK);
 	ck_assert_uint_eq(k->nframes, 13);
 	ck_assert_str_eq(k->frames[0], "__schedule+0x61f/0xbe0");
 	ck_assert_str_eq(k->frames[4], "shmem_get_folio_gfp+0x43b/0x5d0");
@@ -270,7 +270,7 @@ START_TEST(test_hist_stacktrace)
 	ck_assert_str_eq(k->frames[6], "entry_SYSCALL_64_after_hwframe+0x76/0x7e");
 	ck_assert_uint_eq(hitcount(&h->entries[6]), 389);
 	ck_assert_uint_eq(h->hits, 1079);
-	histfile_free(hf);
+	khist_free(hf);
 
 	/* 6.1 names the key "stacktrace" */
 	hf = hf_load("kernels/" K61 "/hist/e2_stacktrace.sched.sched_switch.hist");
@@ -278,30 +278,30 @@ START_TEST(test_hist_stacktrace)
 	ck_assert_uint_eq(h->nentries, 6);
 	k = &h->entries[2].keys[0];
 	ck_assert_str_eq(k->name, "stacktrace");
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_STACK);
+	ck_assert_int_eq(k->kind, KHIST_KEY_STACK);
 	ck_assert_uint_eq(k->nframes, 5);
 	ck_assert_str_eq(k->frames[2], "smpboot_thread_fn+0x147/0x1d0");
 	ck_assert_uint_eq(hitcount(&h->entries[2]), 60);
-	histfile_free(hf);
+	khist_free(hf);
 }
 END_TEST
 
 /* A synthetic event's stack field: "stack.stacktrace", first frame inline. */
 START_TEST(test_hist_synthetic_stack)
 {
-	struct histfile *hf = hf_load("kernels/" K612 "/hist/d1_common_stacktrace.synthetic.block_lat.hist");
-	const struct histfile_hist *h = &hf->hists[0];
-	const struct histfile_entry *e = &h->entries[0];
-	const struct histfile_key *k;
+	struct khist *hf = hf_load("kernels/" K612 "/hist/d1_common_stacktrace.synthetic.block_lat.hist");
+	const struct khist_hist *h = &hf->hists[0];
+	const struct khist_entry *e = &h->entries[0];
+	const struct khist_key *k;
 
 	ck_assert_uint_eq(e->nkeys, 2);
-	k = histfile_entry_key(e, "delta");
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_BUCKETS);
+	k = khist_entry_key(e, "delta");
+	ck_assert_int_eq(k->kind, KHIST_KEY_BUCKETS);
 	ck_assert_uint_eq(k->low, 0);
 	ck_assert_uint_eq(k->high, 99);
-	k = histfile_entry_key(e, "stack.stacktrace");
+	k = khist_entry_key(e, "stack.stacktrace");
 	ck_assert_ptr_nonnull(k);
-	ck_assert_int_eq(k->kind, HISTFILE_KEY_STACK);
+	ck_assert_int_eq(k->kind, KHIST_KEY_STACK);
 	ck_assert_uint_eq(k->nframes, 7);
 	ck_assert_str_eq(k->frames[0], "__schedule+0x61f/0xbe0");
 	ck_assert_str_eq(k->frames[2], "do_wait+0x60/0x110");
@@ -310,31 +310,31 @@ START_TEST(test_hist_synthetic_stack)
 	e = &h->entries[h->nentries - 1];
 	ck_assert_uint_eq(e->keys[0].low, 1996400);
 	ck_assert_str_eq(e->keys[1].frames[2], "sigsuspend.isra.0+0x6d/0x90");
-	histfile_free(hf);
+	khist_free(hf);
 
 	hf = hf_load("kernels/" K612 "/hist/d3_common_stacktrace_log2.synthetic.block_lat.hist");
 	e = &hf->hists[0].entries[0];
-	ck_assert_int_eq(e->keys[0].kind, HISTFILE_KEY_LOG2);
-	ck_assert_int_eq(e->keys[1].kind, HISTFILE_KEY_STACK);
+	ck_assert_int_eq(e->keys[0].kind, KHIST_KEY_LOG2);
+	ck_assert_int_eq(e->keys[1].kind, KHIST_KEY_STACK);
 	ck_assert_uint_eq(hf->hists[0].hits, 1044);
-	histfile_free(hf);
+	khist_free(hf);
 }
 END_TEST
 
 START_TEST(test_hist_pid_and_multi)
 {
-	struct histfile *hf = hf_load("kernels/" K612 "/hist/b_pid_log2.synthetic.wakeup_lat.hist");
-	const struct histfile_entry *e = &hf->hists[0].entries[0];
+	struct khist *hf = hf_load("kernels/" K612 "/hist/b_pid_log2.synthetic.wakeup_lat.hist");
+	const struct khist_entry *e = &hf->hists[0].entries[0];
 
 	/* { pid:         10, lat: ~ 2^5  } hitcount:          7 */
 	ck_assert_uint_eq(e->nkeys, 2);
 	ck_assert_str_eq(e->keys[0].name, "pid");
-	ck_assert_int_eq(e->keys[0].kind, HISTFILE_KEY_NUMBER);
+	ck_assert_int_eq(e->keys[0].kind, KHIST_KEY_NUMBER);
 	ck_assert_uint_eq(e->keys[0].value, 10);
 	ck_assert_str_eq(e->keys[1].name, "lat");
 	ck_assert_uint_eq(e->keys[1].value, 5);
 	ck_assert_uint_eq(hitcount(e), 7);
-	histfile_free(hf);
+	khist_free(hf);
 
 	/* two triggers on sched_switch: two histograms in one file */
 	hf = hf_load("kernels/" K612 "/hist/d1_common_stacktrace.sched.sched_switch.hist");
@@ -345,7 +345,7 @@ START_TEST(test_hist_pid_and_multi)
 	ck_assert_ptr_nonnull(strstr(hf->hists[1].trigger, "onmatch(sched.sched_switch)"));
 	ck_assert_str_eq(hf->hists[1].entries[0].keys[0].name, "next_pid");
 	ck_assert_uint_eq(hf->hists[1].hits, 1116);
-	histfile_free(hf);
+	khist_free(hf);
 }
 END_TEST
 
@@ -381,37 +381,37 @@ static const char kinds_text[] =
 
 START_TEST(test_hist_key_kinds)
 {
-	struct histfile *hf = NULL;
-	const struct histfile_entry *e;
+	struct khist *hf = NULL;
+	const struct khist_entry *e;
 	uint64_t v;
 
-	ck_assert_int_eq(histfile_parse(kinds_text, strlen(kinds_text), &hf, err, sizeof(err)), 0);
+	ck_assert_int_eq(khist_parse(kinds_text, strlen(kinds_text), &hf, err, sizeof(err)), 0);
 	ck_assert_uint_eq(hf->nhists, 2);
 	e = &hf->hists[0].entries[0];
-	ck_assert_int_eq(e->keys[0].kind, HISTFILE_KEY_COMM);
+	ck_assert_int_eq(e->keys[0].kind, KHIST_KEY_COMM);
 	ck_assert_str_eq(e->keys[0].str, "bash");
 	ck_assert_uint_eq(e->keys[0].value, 1234);
-	ck_assert_int_eq(e->keys[1].kind, HISTFILE_KEY_SYSCALL);
+	ck_assert_int_eq(e->keys[1].kind, KHIST_KEY_SYSCALL);
 	ck_assert_str_eq(e->keys[1].str, "sys_read");
 	ck_assert_uint_eq(e->keys[1].value, 0);
 	ck_assert_uint_eq(e->nvals, 2);
-	ck_assert_int_eq(histfile_entry_val(e, "bytes", &v), 0);
+	ck_assert_int_eq(khist_entry_val(e, "bytes", &v), 0);
 	ck_assert_uint_eq(v, 500);	/* .hex */
-	ck_assert_int_eq(histfile_entry_val(e, "max", &v), -ENOENT);
+	ck_assert_int_eq(khist_entry_val(e, "max", &v), -ENOENT);
 	e = &hf->hists[0].entries[1];
 	ck_assert_str_eq(e->keys[0].str, "kworker/0:1");
 	ck_assert_uint_eq(e->keys[0].value, 11);
-	ck_assert_int_eq(histfile_entry_val(e, "bytes", &v), 0);
+	ck_assert_int_eq(khist_entry_val(e, "bytes", &v), 0);
 	ck_assert_uint_eq(v, 10);
 
 	e = &hf->hists[1].entries[0];
 	ck_assert_uint_eq(e->nkeys, 3);
-	ck_assert_int_eq(e->keys[0].kind, HISTFILE_KEY_SYM);
+	ck_assert_int_eq(e->keys[0].kind, KHIST_KEY_SYM);
 	ck_assert_uint_eq(e->keys[0].value, 0xffffffff8155c4b0ULL);
 	ck_assert_str_eq(e->keys[0].str, "kmalloc_trace");
-	ck_assert_int_eq(e->keys[1].kind, HISTFILE_KEY_STRING);
+	ck_assert_int_eq(e->keys[1].kind, KHIST_KEY_STRING);
 	ck_assert_str_eq(e->keys[1].str, "sshd");
-	ck_assert_int_eq(e->keys[2].kind, HISTFILE_KEY_NUMBER);
+	ck_assert_int_eq(e->keys[2].kind, KHIST_KEY_NUMBER);
 	ck_assert_uint_eq(e->keys[2].value, 0xffff888003a1c000ULL);
 	/* percent in hundredths under its printed name; graph bars dropped */
 	ck_assert_uint_eq(e->nvals, 1);
@@ -422,15 +422,15 @@ START_TEST(test_hist_key_kinds)
 	ck_assert_uint_eq(e->keys[2].value, 16);
 	ck_assert_uint_eq(e->vals[0].value, 2500);
 	ck_assert_uint_eq(hf->hists[1].dropped, 1);
-	histfile_free(hf);
-	histfile_free(NULL);
+	khist_free(hf);
+	khist_free(NULL);
 }
 END_TEST
 
 START_TEST(test_hist_malformed)
 {
 	static const char nul[] = "# event histogram\n{ lat: 1 }\0 hitcount: 1\n";
-	struct histfile *hf = NULL;
+	struct khist *hf = NULL;
 	size_t len, cut;
 	char *text;
 
@@ -456,33 +456,33 @@ START_TEST(test_hist_malformed)
 	hf_bad(text, cut, "line 8: end of input inside the entry of line 6");
 	/* cut before Totals: parses, marked truncated */
 	cut = (size_t)(strstr(text, "Totals:") - text);
-	ck_assert_int_eq(histfile_parse(text, cut, &hf, err, sizeof(err)), 0);
+	ck_assert_int_eq(khist_parse(text, cut, &hf, err, sizeof(err)), 0);
 	ck_assert(hf->hists[0].truncated);
 	ck_assert_uint_eq(hf->hists[0].nentries, 7);
 	ck_assert_uint_eq(hf->hists[0].hits, 0);
-	histfile_free(hf);
+	khist_free(hf);
 	/* cut after Hits: still truncated */
 	cut = (size_t)(strstr(text, "    Entries") - text);
-	ck_assert_int_eq(histfile_parse(text, cut, &hf, err, sizeof(err)), 0);
+	ck_assert_int_eq(khist_parse(text, cut, &hf, err, sizeof(err)), 0);
 	ck_assert(hf->hists[0].truncated);
-	histfile_free(hf);
+	khist_free(hf);
 	/* every prefix: parses or says which line, never crashes */
 	for (cut = 0; cut <= len; cut++) {
-		int ret = histfile_parse(text, cut, &hf, err, sizeof(err));
+		int ret = khist_parse(text, cut, &hf, err, sizeof(err));
 
 		ck_assert_msg(ret == 0 || (ret == -EINVAL && !strncmp(err, "line ", 5)),
 			      "prefix %zu: %d %s", cut, ret, err);
-		histfile_free(hf);
+		khist_free(hf);
 		hf = NULL;
 	}
 	free(text);
 
 	/* empty input: no histogram, not an error */
-	ck_assert_int_eq(histfile_parse("", 0, &hf, err, sizeof(err)), 0);
+	ck_assert_int_eq(khist_parse("", 0, &hf, err, sizeof(err)), 0);
 	ck_assert_uint_eq(hf->nhists, 0);
-	histfile_free(hf);
-	ck_assert_int_eq(histfile_parse(NULL, 0, &hf, NULL, 0), 0);
-	histfile_free(hf);
+	khist_free(hf);
+	ck_assert_int_eq(khist_parse(NULL, 0, &hf, NULL, 0), 0);
+	khist_free(hf);
 }
 END_TEST
 
@@ -492,42 +492,42 @@ START_TEST(test_detect)
 {
 	static const struct {
 		const char *rel;
-		enum histparse_format f;
+		enum peerhist_format f;
 	} t[] = {
-		{ "bpftrace-0.17-runq.txt", HISTPARSE_BPFTRACE },
-		{ "bcc-runqlat.txt", HISTPARSE_BCC },
-		{ "bcc-runqlat-single.txt", HISTPARSE_BCC },
-		{ "offcpu-runq.json", HISTPARSE_JSON },
-		{ "kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist", HISTPARSE_KERNEL },
-		{ "kernels/" K61 "/hist/e2_stacktrace.sched.sched_switch.hist", HISTPARSE_KERNEL },
+		{ "bpftrace-0.17-runq.txt", PEERHIST_BPFTRACE },
+		{ "bcc-runqlat.txt", PEERHIST_BCC },
+		{ "bcc-runqlat-single.txt", PEERHIST_BCC },
+		{ "offcpu-runq.json", PEERHIST_JSON },
+		{ "kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist", PEERHIST_KERNEL },
+		{ "kernels/" K61 "/hist/e2_stacktrace.sched.sched_switch.hist", PEERHIST_KERNEL },
 	};
 	size_t i, len;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		char *text = fixture_read(fixture_path("%s", t[i].rel), &len);
 
-		ck_assert_msg(histparse_detect(text, len) == t[i].f, "%s: %s", t[i].rel,
-			      histparse_format_name(histparse_detect(text, len)));
+		ck_assert_msg(peerhist_detect(text, len) == t[i].f, "%s: %s", t[i].rel,
+			      peerhist_format_name(peerhist_detect(text, len)));
 		free(text);
 	}
-	ck_assert_int_eq(histparse_detect("", 0), HISTPARSE_UNKNOWN);
-	ck_assert_int_eq(histparse_detect(NULL, 0), HISTPARSE_UNKNOWN);
-	ck_assert_int_eq(histparse_detect("hello\nworld\n", 12), HISTPARSE_UNKNOWN);
-	ck_assert_int_eq(histparse_detect("{ lat: 3 } hitcount: 1\n", 23), HISTPARSE_KERNEL);
-	ck_assert_int_eq(histparse_detect(" {\"unit\":1}", 11), HISTPARSE_JSON);
-	ck_assert_str_eq(histparse_format_name(HISTPARSE_BCC), "bcc");
+	ck_assert_int_eq(peerhist_detect("", 0), PEERHIST_UNKNOWN);
+	ck_assert_int_eq(peerhist_detect(NULL, 0), PEERHIST_UNKNOWN);
+	ck_assert_int_eq(peerhist_detect("hello\nworld\n", 12), PEERHIST_UNKNOWN);
+	ck_assert_int_eq(peerhist_detect("{ lat: 3 } hitcount: 1\n", 23), PEERHIST_KERNEL);
+	ck_assert_int_eq(peerhist_detect(" {\"unit\":1}", 11), PEERHIST_JSON);
+	ck_assert_str_eq(peerhist_format_name(PEERHIST_BCC), "bcc");
 }
 END_TEST
 
 START_TEST(test_bpftrace)
 {
-	struct histparse_opts o = { .format = HISTPARSE_UNKNOWN };
-	struct histparse *h = hp_load("bpftrace-0.17-runq.txt", NULL), *m = NULL;
-	const struct histparse_group *g;
+	struct peerhist_opts o = { .format = PEERHIST_UNKNOWN };
+	struct peerhist *h = hp_load("bpftrace-0.17-runq.txt", NULL), *m = NULL;
+	const struct peerhist_group *g;
 	uint64_t bytid = 0;
 	size_t i;
 
-	ck_assert_int_eq(h->format, HISTPARSE_BPFTRACE);
+	ck_assert_int_eq(h->format, PEERHIST_BPFTRACE);
 	ck_assert_uint_eq(h->nmaps, 3);
 	ck_assert_uint_eq(h->ng, 23);	/* 11 @bytid, 11 @l, @usecs */
 	ck_assert_str_eq(h->unit, "us");
@@ -555,20 +555,20 @@ START_TEST(test_bpftrace)
 			bytid += h->g[i].total;
 
 	/* several maps: merging needs a choice */
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: the input has 3 maps: choose one");
-	ck_assert_int_eq(histparse_merge(h, "nope", &m, err, sizeof(err)), -EINVAL);
-	ck_assert_int_eq(histparse_merge(h, "@usecs", &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, "nope", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_merge(h, "@usecs", &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->ng, 1);
 	ck_assert_uint_eq(m->g[0].total, 88);
 	ck_assert_uint_eq(m->g[0].nb, 6);
-	histparse_free(m);
-	ck_assert_int_eq(histparse_merge(h, "bytid", &m, err, sizeof(err)), 0);
+	peerhist_free(m);
+	ck_assert_int_eq(peerhist_merge(h, "bytid", &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].total, bytid);
 	ck_assert_uint_eq(bytid, 2 + 2 + 2 + 2 + 2 + 4 + 4 + 5 + 6 + 19 + 40);
 	bucket_is(&m->g[0], 0, 4, 7, 1 + 2 + 1 + 1 + 9);
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	o.map = "@usecs";
 	h = hp_load("bpftrace-0.17-runq.txt", &o);
@@ -576,13 +576,13 @@ START_TEST(test_bpftrace)
 	ck_assert_uint_eq(h->nmaps, 1);
 	ck_assert_str_eq(h->g[0].label, "");
 	ck_assert_str_eq(h->unit, "us");
-	histparse_free(h);
+	peerhist_free(h);
 	o.map = "bytid";
 	h = hp_load("bpftrace-0.17-runq.txt", &o);
 	ck_assert_uint_eq(h->ng, 11);
 	ck_assert_str_eq(h->unit, "bytid");
 	ck_assert_uint_eq(h->unit_ns, 0);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
@@ -609,16 +609,16 @@ START_TEST(test_bpftrace_layouts)
 		"[100, ...)             5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		"\n"
 		"# runq: 1.000 s traced, backend ring, clock mono\n";
-	struct histparse_opts o = { .map = "usecs" };
-	struct histparse *h = NULL, *m = NULL;
-	const struct histparse_group *g;
+	struct peerhist_opts o = { .map = "usecs" };
+	struct peerhist *h = NULL, *m = NULL;
+	const struct peerhist_group *g;
 
 	ck_assert_int_eq(hp_text(text, NULL, &h), 0);
 	ck_assert_uint_eq(h->nmaps, 2);
 	ck_assert_uint_eq(h->ng, 3);
 	g = group_of(h, "lh", "");
 	bucket_is(g, 0, 100, UINT64_MAX, 5);
-	histparse_free(h);
+	peerhist_free(h);
 
 	ck_assert_int_eq(hp_text(text, &o, &h), 0);
 	ck_assert_uint_eq(h->ng, 2);
@@ -633,27 +633,27 @@ START_TEST(test_bpftrace_layouts)
 	bucket_is(g, 0, 512, 1023, 1);
 	bucket_is(g, 1, 1024, 2047, 1);
 	bucket_is(g, 2, 1ULL << 30, (2ULL << 30) - 1, 1);
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].nb, 7);
 	ck_assert_uint_eq(m->g[0].negative, 1);
 	ck_assert_uint_eq(m->g[0].total, 10);
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	/* our output when nothing ended: a header and a summary */
 	ck_assert_int_eq(hp_text("@usecs: \ncount=0 avg=0.0 p50=0 p90=0 p99=0 max=0 (usecs)\n\n", NULL, &h), 0);
 	ck_assert_uint_eq(h->ng, 1);
 	ck_assert_uint_eq(h->g[0].nb, 0);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
 START_TEST(test_bcc)
 {
-	struct histparse *h = hp_load("bcc-runqlat.txt", NULL), *m = NULL;
-	const struct histparse_group *g;
+	struct peerhist *h = hp_load("bcc-runqlat.txt", NULL), *m = NULL;
+	const struct peerhist_group *g;
 
-	ck_assert_int_eq(h->format, HISTPARSE_BCC);
+	ck_assert_int_eq(h->format, PEERHIST_BCC);
 	ck_assert_str_eq(h->unit, "us");
 	ck_assert_uint_eq(h->unit_ns, 1000);
 	ck_assert_uint_eq(h->ng, 2);
@@ -671,7 +671,7 @@ START_TEST(test_bcc)
 	bucket_is(g, 4, 16, 31, 131);
 	bucket_is(g, 11, 2048, 4095, 1);
 	ck_assert_uint_eq(g->total, 382);
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->ng, 1);
 	ck_assert_str_eq(m->g[0].label, "");
 	ck_assert_uint_eq(m->g[0].nb, 12);
@@ -679,8 +679,8 @@ START_TEST(test_bcc)
 	bucket_is(&m->g[0], 4, 16, 31, 135);
 	ck_assert_uint_eq(m->g[0].total, 436);
 	ck_assert_str_eq(m->unit, "us");
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	h = hp_load("bcc-runqlat-single.txt", NULL);
 	ck_assert_uint_eq(h->ng, 1);
@@ -689,7 +689,7 @@ START_TEST(test_bcc)
 	bucket_is(&h->g[0], 3, 8, 15, 611);
 	bucket_is(&h->g[0], 12, 4096, 8191, 1);
 	ck_assert_uint_eq(h->g[0].total, 2125);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
@@ -714,13 +714,13 @@ START_TEST(test_bcc_layouts)
 		"     nsecs               : count    distribution\n"
 		"         0 -> 1          : 2        |****************************************|\n"
 		"count=2 avg=0.5 p50=0 p90=1 p99=1 max=1 (nsecs)\n";
-	struct histparse *h = NULL;
+	struct peerhist *h = NULL;
 
 	ck_assert_int_eq(hp_text(wide, NULL, &h), 0);
 	ck_assert_str_eq(h->unit, "ms");
 	ck_assert_uint_eq(h->unit_ns, 1000000);
 	bucket_is(&h->g[0], 2, 4294967296ULL, 8589934591ULL, 1);
-	histparse_free(h);
+	peerhist_free(h);
 
 	ck_assert_int_eq(hp_text(libbpf, NULL, &h), 0);
 	ck_assert_str_eq(h->unit, "ns");
@@ -728,18 +728,18 @@ START_TEST(test_bcc_layouts)
 	ck_assert_str_eq(h->g[0].label, "tid = 12 kworker/0:1");
 	ck_assert_str_eq(h->g[1].label, "tid = 13");
 	bucket_is(&h->g[1], 0, 0, 1, 2);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
 START_TEST(test_kernel_log2_buckets)
 {
-	struct histparse_opts o = { .unit = "usecs" };
-	struct histparse *h;
-	const struct histparse_group *g;
+	struct peerhist_opts o = { .unit = "usecs" };
+	struct peerhist *h;
+	const struct peerhist_group *g;
 
 	h = hp_load("kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist", NULL);
-	ck_assert_int_eq(h->format, HISTPARSE_KERNEL);
+	ck_assert_int_eq(h->format, PEERHIST_KERNEL);
 	ck_assert_str_eq(h->unit, "");	/* the hist file does not say */
 	ck_assert_uint_eq(h->unit_ns, 0);
 	ck_assert(!h->partial);
@@ -752,12 +752,12 @@ START_TEST(test_kernel_log2_buckets)
 	bucket_is(g, 1, 17, 32, 377);
 	bucket_is(g, 10, 8193, 16384, 6);
 	ck_assert_uint_eq(g->total, 1377);
-	histparse_free(h);
+	peerhist_free(h);
 
 	h = hp_load("kernels/" K612 "/hist/a_log2.synthetic.wakeup_lat.hist", &o);
 	ck_assert_str_eq(h->unit, "us");
 	ck_assert_uint_eq(h->unit_ns, 1000);
-	histparse_free(h);
+	peerhist_free(h);
 
 	h = hp_load("kernels/" K61 "/hist/c_buckets.synthetic.wakeup_lat.hist", NULL);
 	g = &h->g[0];
@@ -765,7 +765,7 @@ START_TEST(test_kernel_log2_buckets)
 	bucket_is(g, 0, 0, 99, 1259);
 	bucket_is(g, 1, 100, 199, 99);
 	ck_assert_uint_eq(g->total, 1636);
-	histparse_free(h);
+	peerhist_free(h);
 
 	h = hp_load("kernels/" K612 "/hist/c_buckets.synthetic.wakeup_lat.hist", NULL);
 	g = &h->g[0];
@@ -774,15 +774,15 @@ START_TEST(test_kernel_log2_buckets)
 	bucket_is(g, 1, 100, 199, 117);
 	bucket_is(g, 71, 13100, 13199, 1);
 	ck_assert_uint_eq(g->total, 1375);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
 START_TEST(test_kernel_groups)
 {
-	struct histparse_opts o = { .key = "nope" };
-	struct histparse *h, *m = NULL;
-	const struct histparse_group *g;
+	struct peerhist_opts o = { .key = "nope" };
+	struct peerhist *h, *m = NULL;
+	const struct peerhist_group *g;
 	size_t len;
 	char *text;
 
@@ -794,61 +794,61 @@ START_TEST(test_kernel_groups)
 	bucket_is(g, 5, 1025, 2048, 2);
 	g = group_of(h, "", "pid = 18");
 	ck_assert_uint_eq(g->total, 17 + 34 + 49 + 53 + 11 + 10 + 25 + 14 + 38 + 20);
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].total, 1384);
 	bucket_is(&m->g[0], 0, 5, 8, 3);	/* three pids at ~ 2^3 */
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	/* keys=delta.log2,stack.stacktrace: groups by stack */
 	h = hp_load("kernels/" K612 "/hist/d3_common_stacktrace_log2.synthetic.block_lat.hist", NULL);
 	ck_assert_uint_ge(h->ng, 2);
 	ck_assert_ptr_nonnull(strstr(h->g[0].label, "__schedule+0x61f/0xbe0;schedule+0x27/0xc0;"));
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].total, 1044);
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	/* keys=delta.buckets=100,stack.stacktrace */
 	h = hp_load("kernels/" K612 "/hist/d1_common_stacktrace.synthetic.block_lat.hist", NULL);
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].total, 1109);
 	bucket_is(&m->g[0], 0, 0, 99, m->g[0].b[0].count);
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	/* keys=next_pid only: no latency key unless named */
 	text = fixture_read(fixture_path("kernels/" K612 "/hist/a_log2.sched.sched_switch.hist"), &len);
-	ck_assert_int_eq(histparse_parse(text, len, NULL, &h, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_parse(text, len, NULL, &h, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: no latency key (.log2, .buckets, lat, latency, delta or delay) in any histogram");
-	ck_assert_int_eq(histparse_parse(text, len, &o, &h, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_parse(text, len, &o, &h, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 1: no histogram has a key 'nope'");
 	o.key = "next_pid";
-	ck_assert_int_eq(histparse_parse(text, len, &o, &h, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_parse(text, len, &o, &h, err, sizeof(err)), 0);
 	ck_assert_uint_eq(h->g[0].total, 1393);
-	histparse_free(h);
+	peerhist_free(h);
 	free(text);
 
 	/* a truncated hist file is read but flagged */
-	hp_bad("{ lat: ~ 2^3  } hitcount: 5\n{ lat: 7 } hitcount: 1\n", HISTPARSE_UNKNOWN,
+	hp_bad("{ lat: ~ 2^3  } hitcount: 5\n{ lat: 7 } hitcount: 1\n", PEERHIST_UNKNOWN,
 	       "line 2: bucket [7, 7] not above the previous one [5, 8]");
 	ck_assert_int_eq(hp_text("{ lat: ~ 2^2  } hitcount: 5\n{ lat: ~ 2^1  } hitcount: 1\n", NULL, &h), 0);
 	ck_assert(h->partial);
 	bucket_is(&h->g[0], 0, 2, 2, 1);
 	bucket_is(&h->g[0], 1, 3, 4, 5);
-	histparse_free(h);
+	peerhist_free(h);
 }
 END_TEST
 
 START_TEST(test_json)
 {
-	struct histparse_opts o = { .json_index = 1 };
-	struct histparse *h = hp_load("offcpu-runq.json", NULL), *m = NULL;
-	const struct histparse_group *g;
+	struct peerhist_opts o = { .json_index = 1 };
+	struct peerhist *h = hp_load("offcpu-runq.json", NULL), *m = NULL;
+	const struct peerhist_group *g;
 	size_t len;
 	char *text;
 
-	ck_assert_int_eq(h->format, HISTPARSE_JSON);
+	ck_assert_int_eq(h->format, PEERHIST_JSON);
 	ck_assert_str_eq(h->unit, "us");
 	ck_assert(!h->partial);
 	ck_assert_uint_eq(h->ng, 4);
@@ -865,25 +865,25 @@ START_TEST(test_json)
 	/* json_str()'s \" and \u00XX bytes come back as the comm's bytes */
 	ck_assert_str_eq(h->g[2].label, "pid = 4242 my\"app\xc3\xa9");
 	ck_assert_str_eq(h->g[3].label, "pid = (other)");
-	ck_assert_int_eq(histparse_merge(h, NULL, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(peerhist_merge(h, NULL, &m, err, sizeof(err)), 0);
 	ck_assert_uint_eq(m->g[0].total, 9 + 12 + 3 + 3);
 	bucket_is(&m->g[0], 0, 0, 0, 4);
-	histparse_free(m);
-	histparse_free(h);
+	peerhist_free(m);
+	peerhist_free(h);
 
 	/* the second line: the next interval */
 	h = hp_load("offcpu-runq.json", &o);
 	ck_assert_uint_eq(h->ng, 1);
 	ck_assert_uint_eq(h->g[0].total, 4);
 	bucket_is(&h->g[0], 11, 2048, 4095, 1);
-	histparse_free(h);
+	peerhist_free(h);
 	o.json_index = 2;
 	text = fixture_read(fixture_path("offcpu-runq.json"), &len);
-	ck_assert_int_eq(histparse_parse(text, len, &o, &h, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_parse(text, len, &o, &h, err, sizeof(err)), -EINVAL);
 	ck_assert_str_eq(err, "line 3: end of input: expected JSON value #3, found 2");
 	/* cut in the middle of the first line */
 	o.json_index = 0;
-	ck_assert_int_eq(histparse_parse(text, len / 4, &o, &h, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(peerhist_parse(text, len / 4, &o, &h, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(!strncmp(err, "line 1: end of input", 20), "%s", err);
 	free(text);
 
@@ -895,15 +895,15 @@ START_TEST(test_json)
 	ck_assert(h->partial);
 	ck_assert_str_eq(h->g[0].label, "");
 	bucket_is(&h->g[0], 0, 2, 3, 3);
-	histparse_free(h);
-	histparse_free(NULL);
+	peerhist_free(h);
+	peerhist_free(NULL);
 }
 END_TEST
 
 START_TEST(test_json_malformed)
 {
 	static const char deep[] = "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]";
-	enum histparse_format j = HISTPARSE_JSON;
+	enum peerhist_format j = PEERHIST_JSON;
 
 	hp_bad("{\"unit\":\"usecs\",\n\"groups\":[{\"count\":5,\"buckets\":[{\"low\":0,\"high\":1,\"count\":4}]}]}",
 	       j, "line 2: group \"count\" 5 is not the sum of its buckets 4");
@@ -938,13 +938,13 @@ END_TEST
 
 START_TEST(test_text_malformed)
 {
-	enum histparse_format any = HISTPARSE_UNKNOWN;
+	enum peerhist_format any = PEERHIST_UNKNOWN;
 	size_t len, cut;
 	char *text, *copy;
 	const char *row;
 
 	hp_bad("hello\nworld\n", any, "line 1: unknown format");
-	hp_bad("[2, 4)                 2 |@@  |\n", HISTPARSE_BPFTRACE,
+	hp_bad("[2, 4)                 2 |@@  |\n", PEERHIST_BPFTRACE,
 	       "line 1: row outside a map: expected '@name:' first");
 	hp_bad("@usecs:\n[2, 4)                 2 |@@  |\n[4, 2)                 2 |@@  |\n", any,
 	       "line 3: expected '[low, high)' row");
@@ -956,7 +956,7 @@ START_TEST(test_text_malformed)
 	       "line 3: bucket [2, 3] not above the previous one [2, 3]");
 	hp_bad("@usecs:\n[16T, 32T)   1 |@|\n[16777216T, 32T)   1 |@|\n", any,
 	       "line 3: number out of range in '[low, high)' row");
-	hp_bad("Attaching 1 probe...\n@x: 3\n", HISTPARSE_BPFTRACE,
+	hp_bad("Attaching 1 probe...\n@x: 3\n", PEERHIST_BPFTRACE,
 	       "line 2: end of input: no bpftrace histogram");
 	hp_bad("     usecs               : count     distribution\n"
 	       "         0 -> 1          : 3        |*****   |\n"
@@ -969,7 +969,7 @@ START_TEST(test_text_malformed)
 	hp_bad("     usecs               : count     distribution\n"
 	       "         2 -> 1          : 3        |*****   |\n", any,
 	       "line 2: bucket low 2 above high 1");
-	hp_bad("Tracing...\n         0 -> 1          : 3        |*****   |\n", HISTPARSE_BCC,
+	hp_bad("Tracing...\n         0 -> 1          : 3        |*****   |\n", PEERHIST_BCC,
 	       "line 2: row outside a histogram");
 	hp_bad("     usecs               : count     distribution\n"
 	       "         0 -> 1          : 3        |*****   |\n"
@@ -1068,25 +1068,25 @@ START_TEST(test_fuzz)
 		buf = malloc(cap);
 		ck_assert_ptr_nonnull(buf);
 		for (it = 0; it < 400; it++) {
-			struct histparse *h = NULL, *m = NULL;
-			struct histfile *hf = NULL;
+			struct peerhist *h = NULL, *m = NULL;
+			struct khist *hf = NULL;
 			int ret;
 
 			memcpy(buf, text, len);
 			n = mutate(buf, len, cap);
-			ret = histparse_parse(buf, n, NULL, &h, err, sizeof(err));
+			ret = peerhist_parse(buf, n, NULL, &h, err, sizeof(err));
 			ck_assert_msg(ret == 0 || (ret == -EINVAL && !strncmp(err, "line ", 5)),
 				      "%s #%u: %d <%s>", files[f], it, ret, err);
 			if (!ret) {
-				ret = histparse_merge(h, NULL, &m, err, sizeof(err));
+				ret = peerhist_merge(h, NULL, &m, err, sizeof(err));
 				ck_assert(ret == 0 || ret == -EINVAL);
 			}
-			histparse_free(m);
-			histparse_free(h);
-			ret = histfile_parse(buf, n, &hf, err, sizeof(err));
+			peerhist_free(m);
+			peerhist_free(h);
+			ret = khist_parse(buf, n, &hf, err, sizeof(err));
 			ck_assert_msg(ret == 0 || (ret == -EINVAL && !strncmp(err, "line ", 5)),
 				      "%s #%u: %d <%s>", files[f], it, ret, err);
-			histfile_free(hf);
+			khist_free(hf);
 		}
 		free(buf);
 		free(text);
@@ -1097,8 +1097,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("parse");
-	TCase *tc = tcase_create("histfile");
-	TCase *tp = tcase_create("histparse");
+	TCase *tc = tcase_create("khist");
+	TCase *tp = tcase_create("peerhist");
 	TCase *tf = tcase_create("fuzz");
 
 	tcase_add_test(tc, test_hist_all_fixtures);

@@ -21,6 +21,7 @@
 #include <traceevent/event-parse.h>
 
 #include "backend.h"
+#include "tracefs_backends.h"
 #include "decode.h"
 #include "fixture.h"
 #include "fmt_tep.h"
@@ -244,7 +245,7 @@ static void add_and_decode(struct capture *c, struct recfile *r, struct page_cur
 static void capture_make(struct capture *c, const char *k)
 {
 	struct recfile_src src = { 0 };
-	struct recfile_meta m = { 0 };
+	struct backend_window m = { 0 };
 	struct recfile *r;
 	struct page_cursor pc;
 	char err[256], uname_line[256];
@@ -299,8 +300,8 @@ static void capture_make(struct capture *c, const char *k)
 	c->lost[0] = 7;
 	c->lost[1] = 0;
 	m.clock = c->clock;
-	m.window_start_ns = c->direct[0].v[0].ts - 1000;
-	m.window_end_ns = 123456789012345ULL;
+	m.start_ns = c->direct[0].v[0].ts - 1000;
+	m.end_ns = 123456789012345ULL;
 	m.lost_per_cpu = c->lost;
 	m.ncpu = 2;
 	ck_assert_msg(recfile_close(r, &m, err, sizeof(err)) == 0, "%s", err);
@@ -473,7 +474,7 @@ END_TEST
 START_TEST(test_symlink_and_abort)
 {
 	struct recfile_src src = { 0 };
-	struct recfile_meta m = { .clock = "mono" };
+	struct backend_window m = { .clock = "mono" };
 	struct recfile *r;
 	char *dir = scratch_dir(), *root, *victim, *link, *name, err[256];
 	static const char page[4096];
@@ -553,7 +554,7 @@ START_TEST(test_kernel_stacks)
 	};
 	const char *k = "6.18.44-host";
 	struct recfile_src src = { 0 };
-	struct recfile_meta m = { .clock = "mono", .kernel_stacks = true };
+	struct backend_window m = { .clock = "mono", .kernel_stacks = true };
 	struct sched_layout l;
 	struct recfile *r;
 	struct evs got = { 0 };

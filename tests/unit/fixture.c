@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fileread.h"
 #include "fixture.h"
 
 const char *const fixture_kernels[] = {
@@ -41,7 +42,7 @@ const char *fixture_path(const char *fmt, ...)
 
 char *fixture_read(const char *path, size_t *len)
 {
-	char *s = fmt_read_file(path, len);
+	char *s = file_read(path, len);
 
 	ck_assert_msg(s != NULL, "cannot read fixture %s", path);
 	return s;
@@ -66,7 +67,7 @@ int fixture_layout(struct sched_layout *l, const char *kernel)
 	if (ret)
 		return ret;
 	for (i = 0; evs[i]; i++) {
-		s = fmt_read_file(fixture_path("kernels/%s/raw/%s.format", kernel, evs[i]), &len);
+		s = file_read(fixture_path("kernels/%s/raw/%s.format", kernel, evs[i]), &len);
 		if (!s)
 			continue;	/* raw/ has no sched_wakeup_new format */
 		ret = fmt_add_event(l, s, len);

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* -- COMMAND: the child held before exec until tracing is on, then waited for. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+
+int child_can_exec(const char *name, char *err, size_t errlen)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char full[4096];
+	int e = ENOENT;
+
+	if (!*name) {
+		snprintf(err, errlen, "cannot run '': empty command");
+		return -ENOENT;
+	}
+	if (strchr(name, '/')) {
+		if (access(name, X_OK) == 0)
+			return 0;
+		e = errno;
+		snprintf(err, errlen, "cannot run '%s': %s", name, strerror(e));
+		return -e;
+	}
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; ; p = end + 1) {
+		size_t n;
+
+		end = strchrnul(p, ':');
+		n = (size_t)(end - p);
+		if (snprintf(full, sizeof(full), "%.*s/%s", (int)n, n ? p : ".", name) <
+		    (int)sizeof(full)) {
+			if (access(full, X_OK) == 0)
+				return 0;
+			if (errno == EACCES)
+				e = EACCES;
+		}
+		if (!*end)
+			break;
+	}
+	snprintf(err, errlen, "cannot run '%s': %s", name, e == ENOENT ?
+		 "command not found in $PATH" : strerror(e));
+	return -e;
+}
+
+int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen)
+{
+	int go[2], ex[2];
+	char b;
+
+	memset(c, 0, sizeof(*c));
+	c->go_fd = c->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "fork: %s", strerror(e));
+		close(go[0]);
+		close(go[1]);
+		close(ex[0]);
+		close(ex[1]);
+		return -e;
+	}
+	if (c->pid == 0) {
+		struct sigaction sa;
+		sigset_t none;
+		int e;
+
+		close(go[1]);
+		close(ex[0]);
+		/* the command gets the signal dispositions a shell would give it */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGPIPE, &sa, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* wait until tracing is on; EOF means the parent gave up */
+		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	c->go_fd = go[1];
+	c->err_fd = ex[0];
+	return 0;
+}
+
+int child_release(struct child *c, const char *name, char *err, size_t errlen)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(c->go_fd, "g", 1) != 1) {
+		snprintf(err, errlen, "cannot start %s: %s", name, strerror(errno));
+		return -EIO;
+	}
+	close(c->go_fd);
+	c->go_fd = -1;
+	do
+		n = read(c->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(c->err_fd);
+	c->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		snprintf(err, errlen, "cannot run %s: %s", name, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+bool child_exited(struct child *c)
+{
+	if (!c->done && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
+		c->done = true;
+	return c->done;
+}
+
+int child_wait(struct child *c)
+{
+	while (!c->done && c->pid > 0) {
+		if (waitpid(c->pid, &c->status, 0) == c->pid)
+			c->done = true;
+		else if (errno != EINTR)
+			return 127;
+	}
+	if (WIFEXITED(c->status))
+		return WEXITSTATUS(c->status);
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return 127;
+}
+
+void child_abort(struct child *c)
+{
+	if (c->go_fd >= 0)
+		close(c->go_fd);	/* the child reads EOF and exits */
+	if (c->err_fd >= 0)
+		close(c->err_fd);
+	c->go_fd = c->err_fd = -1;
+	if (c->pid > 0 && !c->done) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, &c->status, 0);
+		c->done = true;
+	}
+}

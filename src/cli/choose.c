@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The backend rule (pure), the host probe that feeds it, and the ops of each backend. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "choose.h"
+#include "perf_backends.h"
+#include "perfcaps.h"
+#include "tfs_caps.h"
+#include "tracefs_backends.h"
+
+const char *hist_refusal_text(enum hist_refusal r)
+{
+	switch (r) {
+	case HIST_CAN:
+		return "";
+	case HIST_NO_TRIAGE:
+		return "triage needs every event";
+	case HIST_NO_USTACK:
+		return "user stacks are read in user space (the ring backend does -U)";
+	case HIST_NO_KSTACK:
+		return "this kernel cannot pass stacks through synthetic events (6.3+)";
+	case HIST_NO_COMM:
+		return "this -c name has characters kept out of kernel filters";
+	case HIST_NO_CGROUP:
+		return "--cgroup is checked per thread in user space";
+	case HIST_NO_COMMAND:
+		return "-- COMMAND follows forks in user space";
+	case HIST_NO_WAKING:
+		return "--compat=perf needs the first sched_waking";
+	}
+	return "";
+}
+
+static bool ring_ok(const struct host_caps *c)
+{
+	return c->tfs_found && c->tfs_writable && c->ev_switch && c->ev_wakeup;
+}
+
+static bool perf_ok(const struct host_caps *c)
+{
+	/* perf needs the format files (readable) and the permission */
+	return c->perf_allowed && c->tfs_found && c->ev_switch && c->ev_wakeup;
+}
+
+static enum hist_refusal hist_refusal(const struct host_caps *c, enum hist_refusal no_hist)
+{
+	/* offcpu -K runs in the kernel where synthetic events carry stacks */
+	return no_hist == HIST_NO_KSTACK && c->synth_stack ? HIST_CAN : no_hist;
+}
+
+static bool hist_ok(const struct host_caps *c, enum hist_refusal no_hist)
+{
+	/* the result is keyed with .buckets (about 5.15): older ones cannot */
+	return ring_ok(c) && c->hist && c->synth && c->buckets &&
+	       hist_refusal(c, no_hist) == HIST_CAN;
+}
+
+static void ring_why(const struct host_caps *c, char *buf, size_t len)
+{
+	if (!c->tfs_found)
+		snprintf(buf, len, "%s", c->tfs_why);
+	else if (!c->tfs_writable)
+		snprintf(buf, len, "tracefs at %.300s is %s", c->tfs_dir,
+			 c->tfs_not_root ? "not writable (not root)" : "read-only");
+	else if (!ring_ok(c))
+		snprintf(buf, len, "no sched_switch/sched_wakeup events in %.300s", c->tfs_dir);
+	else
+		snprintf(buf, len, "tracefs at %.300s is writable", c->tfs_dir);
+}
+
+static const char *perf_why(const struct host_caps *c)
+{
+	return !c->perf_allowed ? c->perf_why : !c->tfs_found ? c->tfs_why :
+	       "no readable sched event formats in tracefs";
+}
+
+static const char *no_hist_why(const struct host_caps *c, enum hist_refusal no_hist)
+{
+	return !(c->hist && c->synth) ? "no hist triggers in this kernel" :
+	       !c->buckets ? "no .buckets modifier for hist triggers in this kernel" :
+	       hist_refusal_text(hist_refusal(c, no_hist));
+}
+
+bool choose_needs_drop_probe(const struct host_caps *c, const char *want)
+{
+	return !strcmp(want, "auto") && perf_ok(c) && ring_ok(c);
+}
+
+/* --backend NAME: that one, or why it cannot run */
+static void choose_asked(const struct host_caps *c, const char *want, enum hist_refusal no_hist,
+			 struct choice *out, const char *rw)
+{
+	out->reason = CHOSEN_ASKED;
+	if (!strcmp(want, "hist") && hist_ok(c, no_hist)) {
+		out->kind = BK_HIST;
+		snprintf(out->why, sizeof(out->why), "asked for; hist triggers and synthetic events");
+	} else if (!strcmp(want, "hist")) {
+		snprintf(out->why, sizeof(out->why), "the hist backend cannot run: %s",
+			 !ring_ok(c) ? rw : !(c->hist && c->synth) ? "this kernel has no hist "
+			 "triggers or synthetic events (CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" :
+			 !c->buckets ? "this kernel's hist triggers have no .buckets modifier "
+			 "(5.15 and later)" : hist_refusal_text(hist_refusal(c, no_hist)));
+	} else if (!strcmp(want, "ring") && ring_ok(c)) {
+		out->kind = BK_RING;
+		snprintf(out->why, sizeof(out->why), "asked for; %s", rw);
+	} else if (!strcmp(want, "ring")) {
+		snprintf(out->why, sizeof(out->why), "the ring backend cannot run: %s", rw);
+	} else if (!strcmp(want, "perf") && perf_ok(c)) {
+		out->kind = BK_PERF;
+		snprintf(out->why, sizeof(out->why), "asked for; %s", c->perf_why);
+	} else if (!strcmp(want, "perf")) {
+		snprintf(out->why, sizeof(out->why), "the perf backend cannot run: %s", perf_why(c));
+	} else if (!strcmp(want, "proc") && c->proc_ok) {
+		out->kind = BK_PROC;
+		snprintf(out->why, sizeof(out->why), "asked for; sampled from /proc");
+	} else if (!strcmp(want, "proc")) {
+		snprintf(out->why, sizeof(out->why), "the proc backend cannot run: "
+			 "/proc/<pid>/task/<tid>/schedstat is not readable (CONFIG_SCHED_INFO)");
+	} else if (!strcmp(want, "file")) {
+		out->kind = BK_FILE;
+		out->reason = CHOSEN_FILE;
+		snprintf(out->why, sizeof(out->why), "a recording");
+	} else {
+		snprintf(out->why, sizeof(out->why), "no backend named '%s'", want);
+	}
+	if (out->kind == BK_NONE)
+		out->reason = CHOSEN_REFUSED;
+}
+
+void backend_choose(const struct host_caps *c, const char *want, enum hist_refusal no_hist,
+		    struct choice *out)
+{
+	char rw[640];
+
+	memset(out, 0, sizeof(*out));
+	out->kind = BK_NONE;
+	ring_why(c, rw, sizeof(rw));
+	if (strcmp(want, "auto")) {
+		choose_asked(c, want, no_hist, out, rw);
+		return;
+	}
+	if (perf_ok(c) && ring_ok(c) && c->drops == DROPS_SEEN) {
+		/* exact where the tracepoint loses switches: its switch records */
+		out->kind = BK_PERF;
+		out->reason = CHOSEN_DROPS;
+		snprintf(out->why, sizeof(out->why), "this kernel loses sched_switch hits on "
+			 "CPU %s (probe: %llu of %llu switches recorded); perf's context-switch "
+			 "records have them", c->drop_cpus, (unsigned long long)c->drop_recorded,
+			 (unsigned long long)c->drop_switches);
+	} else if (hist_ok(c, no_hist)) {
+		out->kind = BK_HIST;
+		out->reason = CHOSEN_HIST;
+		snprintf(out->why, sizeof(out->why),
+			 "hist triggers and synthetic events: the kernel aggregates");
+	} else if (ring_ok(c)) {
+		out->kind = BK_RING;
+		out->reason = CHOSEN_RING;
+		if (c->hist && c->synth && c->buckets)
+			out->hist_refused = hist_refusal(c, no_hist);
+		snprintf(out->why, sizeof(out->why), "%s; %s", rw, no_hist_why(c, no_hist));
+	} else if (perf_ok(c)) {
+		out->kind = BK_PERF;
+		out->reason = CHOSEN_PERF;
+		snprintf(out->why, sizeof(out->why), "%s; perf events allowed (%s)", rw,
+			 c->perf_why);
+	} else if (c->proc_ok) {
+		out->kind = BK_PROC;
+		out->reason = CHOSEN_PROC;
+		snprintf(out->why, sizeof(out->why), "no tracing here (ring: %s; perf: %s): "
+			 "sampled from /proc", rw, perf_why(c));
+	} else {
+		out->reason = CHOSEN_NONE;
+		snprintf(out->why, sizeof(out->why), "no backend can trace here: ring: %s; "
+			 "perf: %s", rw, !c->perf_allowed ? c->perf_why : "cannot read the event "
+			 "formats in tracefs (needs root or CAP_DAC_READ_SEARCH)");
+	}
+}
+
+void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
+{
+	struct tfs_caps *t = calloc(1, sizeof(*t));
+	struct perf_caps pc;
+
+	memset(c, 0, sizeof(*c));
+	if (t) {
+		tfs_caps_probe(tracefs, t);
+		c->tfs_found = t->found;
+		c->tfs_writable = t->writable;
+		c->tfs_not_root = !strcmp(t->why, "not root");
+		snprintf(c->tfs_dir, sizeof(c->tfs_dir), "%s", t->dir);
+		snprintf(c->tfs_why, sizeof(c->tfs_why), "%s", t->why);
+		c->ev_switch = t->ev[SEV_SWITCH];
+		c->ev_wakeup = t->ev[SEV_WAKEUP];
+		c->hist = t->hist;
+		c->synth = t->synth;
+		c->buckets = t->buckets;
+		c->synth_stack = t->synth_stack && t->stack_key;
+		free(t);
+	} else {
+		snprintf(c->tfs_why, sizeof(c->tfs_why), "out of memory");
+	}
+	perf_caps_probe(&pc);
+	c->perf_allowed = pc.allowed;
+	snprintf(c->perf_why, sizeof(c->perf_why), "%s", pc.why);
+	c->drops = DROPS_UNKNOWN;
+	if (drops && choose_needs_drop_probe(c, "auto")) {
+		struct drop_probe *p = calloc(1, sizeof(*p));
+
+		if (p && drop_probe_run(c->tfs_dir, p) == 0) {
+			c->drops = p->result;
+			c->drop_switches = p->switches;
+			c->drop_recorded = p->recorded;
+			drop_probe_cpus(p, c->drop_cpus, sizeof(c->drop_cpus));
+		}
+		free(p);
+	}
+}
+
+const struct backend_ops *backend_ops_of(enum backend_kind k)
+{
+	switch (k) {
+	case BK_HIST:
+		return &hist_backend_ops;
+	case BK_RING:
+		return &ring_backend_ops;
+	case BK_PERF:
+		return &perf_backend_ops;
+	case BK_FILE:
+		return &file_backend_ops;
+	case BK_PROC:
+	case BK_NONE:
+		break;
+	}
+	return NULL;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* info: what this host supports and which backend each command would use. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "choose.h"
+#include "cli.h"
+#include "perfcaps.h"
+#include "tfs_caps.h"
+#include "report.h"
+
+struct host {
+	char kernel[128];
+	const char *tracefs;	/* --tracefs */
+	struct perf_caps pc;
+	struct host_caps caps;	/* what backend_choose() decides on */
+	bool psi, schedstat, btf;
+};
+
+static void probe_host(struct host *h)
+{
+	struct utsname u;
+
+	memset(h, 0, sizeof(*h));
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	perf_caps_probe(&h->pc);
+	h->psi = access("/proc/pressure/cpu", R_OK) == 0;
+	h->schedstat = access("/proc/self/schedstat", R_OK) == 0;
+	h->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+/* What each command gets, as cmd_trace.c decides it. */
+static const struct {
+	const char *name;
+	enum hist_refusal no_hist;	/* why the hist backend cannot do it */
+} scenarios[] = {
+	{ "runq", HIST_CAN },
+	{ "offcpu", HIST_CAN },
+	{ "offcpu -K", HIST_NO_KSTACK },
+	{ "triage", HIST_NO_TRIAGE },
+};
+#define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static const char *yesno(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_drops(const struct host *h)
+{
+	const struct host_caps *c = &h->caps;
+
+	if (c->drops == DROPS_SEEN)
+		printf("switches recorded:    NOT ALL: the tracepoint lost hits on CPU %s (probe: "
+		       "%llu of %llu context switches): ring and hist miss switches and "
+		       "wakeups there; perf takes switches from its context-switch records\n",
+		       c->drop_cpus, (unsigned long long)c->drop_recorded,
+		       (unsigned long long)c->drop_switches);
+	else if (c->drops == DROPS_NONE)
+		printf("switches recorded:    all (probe: %llu of %llu context switches "
+		       "reached sched_switch)\n", (unsigned long long)c->drop_recorded,
+		       (unsigned long long)c->drop_switches);
+	else if (c->perf_allowed && c->tfs_found)
+		printf("switches recorded:    unknown (the probe saw too few switches)\n");
+	else
+		printf("switches recorded:    not probed (needs perf events and tracefs's "
+		       "sched_switch)\n");
+}
+
+static void print_choices(const struct host *h, bool json)
+{
+	struct choice ch;
+	unsigned i;
+
+	for (i = 0; i < NSCEN; i++) {
+		char buf[32];
+
+		backend_choose(&h->caps, "auto", scenarios[i].no_hist, &ch);
+		if (json) {
+			printf("%s\"%s\":{\"backend\":", i ? "," : "", scenarios[i].name);
+			if (backend_ops_of(ch.kind))
+				printf("\"%s\"", backend_ops_of(ch.kind)->name);
+			else
+				printf("null");
+			printf(",\"why\":");
+			json_str(stdout, ch.why, sizeof(ch.why));
+			printf("}");
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%s:", scenarios[i].name);
+		printf("backend %-13s %s (%s)\n", buf, backend_ops_of(ch.kind) ?
+		       backend_ops_of(ch.kind)->name : "none", ch.why);
+	}
+}
+
+static void print_text(const struct tfs_caps *c, const struct host *h)
+{
+	printf("kernel:               %s\n", h->kernel);
+	if (c->found)
+		printf("tracefs:              %s (%s%s%s)\n", c->dir,
+		       c->writable ? "writable" : "not writable: ",
+		       c->writable ? "" : c->why, "");
+	else
+		printf("tracefs:              not usable: %s\n", c->why);
+	if (c->found) {
+		printf("trace clocks:         %s\n", c->clocks);
+		printf("clock used:           %s\n", c->clock_mono ? "mono" :
+		       c->clock_global ? "global (no mono)" : "none usable (neither mono nor global)");
+		printf("sched events:         sched_switch %s, sched_wakeup %s, sched_wakeup_new %s\n",
+		       yesno(c->ev[SEV_SWITCH]), yesno(c->ev[SEV_WAKEUP]), yesno(c->ev[SEV_WAKEUP_NEW]));
+		if (c->ev[SEV_SWITCH])
+			printf("preempted-task flag:  0x%llx (%s)\n",
+			       (unsigned long long)c->preempt_mask,
+			       c->preempt_from_fmt ? "from sched_switch's print fmt"
+						   : "derived from the state table");
+		printf("hist triggers:        %s\n", yesno(c->hist));
+		printf("synthetic events:     %s\n", yesno(c->synth));
+		printf("stacks in synthetic:  %s\n", yesno(c->synth_stack));
+		printf(".buckets modifier:    %s\n", yesno(c->buckets));
+		printf("stacktrace trigger:   %s\n", yesno(c->stacktrace_trigger));
+		printf("hist stack key:       %s\n", c->stack_key ? c->stack_key : "-");
+	}
+	if (h->pc.paranoid == -99)
+		printf("perf_event_paranoid:  unknown\n");
+	else
+		printf("perf_event_paranoid:  %d\n", h->pc.paranoid);
+	printf("running as root:      %s\n", yesno(h->pc.root));
+	printf("capabilities:         CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_IPC_LOCK %s\n",
+	       yesno(h->pc.cap_perfmon), yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock));
+	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
+	       h->pc.why);
+	print_drops(h);
+	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
+	printf("schedstat:            %s\n", yesno(h->schedstat));
+	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
+	print_choices(h, false);
+}
+
+static void print_json(const struct tfs_caps *c, const struct host *h)
+{
+	unsigned i;
+
+	printf("{\"kernel\":");
+	json_str(stdout, h->kernel, sizeof(h->kernel));
+	printf(",\"tracefs\":{\"found\":%s,\"dir\":", c->found ? "true" : "false");
+	json_str(stdout, c->dir, sizeof(c->dir));
+	printf(",\"writable\":%s,\"why\":", c->writable ? "true" : "false");
+	json_str(stdout, c->why, sizeof(c->why));
+	printf(",\"clocks\":");
+	json_str(stdout, c->clocks, sizeof(c->clocks));
+	printf(",\"clock\":\"%s\"", c->clock_mono ? "mono" : c->clock_global ? "global" : "");
+	printf(",\"events\":{");
+	for (i = SEV_SWITCH; i < SEV_NSCHED; i++)
+		printf("%s\"%s\":%s", i == SEV_SWITCH ? "" : ",", sched_ev_name(i),
+		       c->ev[i] ? "true" : "false");
+	printf("},\"preempt_mask\":%llu,\"preempt_from_fmt\":%s",
+	       (unsigned long long)c->preempt_mask, c->preempt_from_fmt ? "true" : "false");
+	printf(",\"hist_triggers\":%s,\"synthetic_events\":%s,\"synthetic_stacks\":%s"
+	       ",\"buckets\":%s,\"stacktrace_trigger\":%s,\"stack_key\":",
+	       c->hist ? "true" : "false", c->synth ? "true" : "false",
+	       c->synth_stack ? "true" : "false", c->buckets ? "true" : "false",
+	       c->stacktrace_trigger ? "true" : "false");
+	if (c->stack_key)
+		printf("\"%s\"", c->stack_key);
+	else
+		printf("null");
+	printf("},\"perf_event_paranoid\":");
+	if (h->pc.paranoid == -99)
+		printf("null");
+	else
+		printf("%d", h->pc.paranoid);
+	printf(",\"root\":%s,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,\"cap_ipc_lock\":%s"
+	       ",\"perf_allowed\":%s,\"perf_why\":",
+	       h->pc.root ? "true" : "false", h->pc.cap_perfmon ? "true" : "false",
+	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
+	       h->pc.allowed ? "true" : "false");
+	json_str(stdout, h->pc.why, sizeof(h->pc.why));
+	printf(",\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
+	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
+	       h->btf ? "true" : "false");
+	printf(",\"switch_drops\":");
+	if (h->caps.drops == DROPS_UNKNOWN && !(h->caps.perf_allowed && h->caps.tfs_found)) {
+		printf("null");
+	} else {
+		printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,\"cpus\":[%s]}",
+		       h->caps.drops == DROPS_SEEN ? "seen" : h->caps.drops == DROPS_NONE ?
+		       "none" : "unknown", (unsigned long long)h->caps.drop_switches,
+		       (unsigned long long)h->caps.drop_recorded, h->caps.drop_cpus);
+	}
+	printf(",\"backends\":{");
+	print_choices(h, true);
+	printf("}}\n");
+}
+
+static const char info_help[] =
+"Usage: offcpu-ftrace info [--json] [--tracefs DIR]\n"
+"\n"
+"What this host supports for tracing without BPF: where tracefs is and\n"
+"whether it can be written, trace clocks, sched events, hist triggers and\n"
+"synthetic events, perf_event_paranoid, PSI, schedstat; and which backend\n"
+"each command would use, and why. Needs no root (but says less without).\n"
+"\n"
+"Options:\n"
+"      --json             one JSON object\n"
+"      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
+"  -h, --help             this help\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace info\n"
+"  offcpu-ftrace info --json | jq .backends\n"
+"\n"
+"Exit status: 0 printed (even when no backend works), 2 bad usage.\n";
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "tracefs", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL;
+	struct tfs_caps *c;
+	struct host h;
+	bool json = false;
+	int o;
+
+	optind = 0;	/* glibc: full reset, also of its internal state */
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'j':
+			json = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(info_help, stdout);
+			return EXIT_OK;
+		case ':':
+			usage_err("info", "%s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			usage_err("info", "unknown option '%s'", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		usage_err("info", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		err_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	tfs_caps_probe(dir, c);
+	probe_host(&h);
+	h.tracefs = dir;
+	host_caps_probe(dir, true, &h.caps);
+	if (json)
+		print_json(c, &h);
+	else
+		print_text(c, &h);
+	free(c);
+	return EXIT_OK;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Signal handling: handlers only count; the main loop ends the window and restores. */
+#include <string.h>
+
+#include "sig.h"
+
+volatile sig_atomic_t sig_count;
+volatile sig_atomic_t sig_last;
+
+static void on_signal(int sig)
+{
+	sig_last = sig;
+	if (sig_count < 100)
+		sig_count++;
+}
+
+void sig_setup(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: a signal must cut poll() and sleeps short */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	default:
+		return "a signal";
+	}
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The analyzer: turns a time-ordered stream of sched events into run-queue
+ * latency and off-CPU intervals, filtered and grouped into histograms.
+ * Pure: no I/O except through the tgid resolver the caller provides.
+ */
+#ifndef OFFCPU_ANALYZER_H
+#define OFFCPU_ANALYZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "groups.h"
+#include "posindex.h"
+#include "stacks.h"
+#include "tasktab.h"
+
+enum an_mode {
+	AN_RUNQ = 0x1,		/* wakeup/wakeup_new/preempt -> switch-in */
+	AN_OFFCPU = 0x2,	/* switch-out -> switch-in */
+};
+
+enum an_stacks {
+	AN_KSTACK = 0x1,	/* off-CPU time by kernel stack */
+	AN_USTACK = 0x2,	/* ... and by user stack */
+};
+
+/* Whose run-queue rules to count by (runq --compat). */
+enum an_compat {
+	COMPAT_BCC,		/* runqlat: wakeup, wakeup_new, switch-out R or R+ */
+	COMPAT_BPFTRACE,	/* runqlat.bt: the same, switch-out R (0) only */
+	COMPAT_PERF,		/* perf sched timehist: first waking wins */
+};
+
+enum an_key {
+	KEY_NONE,		/* one histogram */
+	KEY_PID,		/* per process (tgid) */
+	KEY_TID,		/* per thread */
+	KEY_CPU,		/* per CPU the interval ended on */
+};
+
+/* Resolves a thread id to its process id; returns -1 when unknown. */
+typedef int32_t (*tgid_fn)(int32_t tid, void *arg);
+
+struct an_cfg {
+	unsigned modes;			/* enum an_mode bits */
+	enum an_key key;
+	enum an_compat compat;
+	uint64_t unit_ns;		/* 1000 (usecs) or 1000000 (msecs) */
+	int32_t pid;			/* -p: tgid filter, -1 = off */
+	int32_t tid;			/* -t: tid filter, -1 = off */
+	char comm[COMM_LEN];		/* -c: comm filter, "" = off */
+	/* offcpu --state: accept these prev_state bits, and R when off_r */
+	uint64_t off_state_bits;
+	bool off_state_r;
+	bool off_state_all;		/* no --state given */
+	uint64_t off_min_ns, off_max_ns; /* offcpu --min/--max, inclusive */
+	struct sched_states states;
+	uint32_t max_tasks;
+	uint32_t max_groups;
+	unsigned stacks;		/* enum an_stacks bits (offcpu -K/-U) */
+	uint32_t max_stacks;		/* distinct stacks, and stack sums */
+	/* triage: on-CPU time, and off-CPU intervals that began blocked */
+	bool triage;
+	tgid_fn tgid_of;
+	void *tgid_arg;
+	/*
+	 * -- COMMAND: only these threads and every task they fork (from
+	 * sched_process_fork events), whatever -p/-t say. NULL = off.
+	 */
+	const int32_t *follow;
+	unsigned nfollow;
+	/* --cgroup: is the thread in the cgroup? 1 yes, 0 no, -1 unknown */
+	int (*in_cgroup)(int32_t tid, void *arg);
+	void *cgroup_arg;
+};
+
+/* Intervals that could not be measured, per mode. */
+struct an_incomplete {
+	uint64_t open_at_start;	/* ended in the window, started before it */
+	uint64_t open_at_end;	/* started in the window, still open at its end */
+	uint64_t negative;	/* end timestamp before start: dropped */
+};
+
+struct an_counts {
+	uint64_t events[SEV_NTYPES];	/* decoded events by type */
+	uint64_t state_overflow;	/* starts dropped: --max-tasks reached */
+	uint64_t tgid_unknown;		/* intervals whose process was gone */
+	uint64_t late;			/* events older than one already fed */
+	uint64_t follow_overflow;	/* -- COMMAND: descendants beyond the cap */
+	uint64_t cgroup_unknown;	/* --cgroup: threads gone before the check */
+	/* triage */
+	uint64_t oncpu_ns;		/* selected threads' time on a CPU */
+	uint64_t runq_wake_ns;		/* run-queue waits that began with a wakeup */
+	uint64_t dropped;		/* hist backend: the kernel's map was full */
+	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
+					 * was never recorded */
+	uint64_t inferred;		/* off-CPU intervals closed at the
+					 * tightest bound before such a gap
+					 * (an underestimate) */
+	uint64_t inferred_slack_ns;	/* ... by at most this much in all */
+	uint64_t unmeasured;		/* run-queue waits of selected threads
+					 * lost to such a gap */
+	uint64_t no_stack;		/* ... summed without the stack asked for */
+};
+
+struct an_mode_state {
+	struct groups groups;
+	struct an_incomplete inc;
+};
+
+#define TGID_CACHE_BITS 14
+#define AN_MAX_CPUS 4096	/* CPUs whose current task is followed */
+
+struct analyzer {
+	struct an_cfg cfg;
+	struct tasktab tasks;
+	struct an_mode_state runq, off;
+	struct an_mode_state blk;	/* triage: off-CPU intervals begun blocked */
+	struct an_counts counts;
+	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
+	uint64_t last_ts;	/* newest event fed */
+	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
+	uint64_t *cur_ts;	/* per CPU: time of its last event */
+	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
+	int32_t *in_tid;	/* triage, per CPU: selected thread running, or 0 */
+	uint64_t *in_ts;	/* ... since when */
+	struct stacktab kstacks, ustacks;
+	struct stackagg agg;	/* off-CPU time by (id, kstack, ustack) */
+	struct {
+		int32_t *tid;	/* the followed tasks, n of cap */
+		uint32_t n, cap;
+		struct posindex index;
+	} follow;		/* -- COMMAND's tasks */
+	struct { int32_t tid; int8_t in; } cg_cache[1 << TGID_CACHE_BITS];
+	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
+};
+
+/* Returns 0 or a negative errno; the cfg is copied. */
+int analyzer_init(struct analyzer *an, const struct an_cfg *cfg);
+void analyzer_fini(struct analyzer *an);
+void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
+/*
+ * Aggregating backends: @n intervals of @mode (AN_RUNQ or AN_OFFCPU) of
+ * thread @tid (0 when the kernel did not key by thread) ending on @cpu
+ * (-1 unknown), whose values floor to @v units and sum to @sum_ns;
+ * @comm is the thread's name if known (NULL: a -c filter drops it). The
+ * -p/-t/-c filters and the grouping apply as for events.
+ */
+void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int32_t cpu,
+			    const char *comm, uint64_t v, uint64_t n, uint64_t sum_ns);
+/*
+ * Aggregating backends, offcpu -K: @n off-CPU intervals of thread @tid
+ * summing to @sum_ns, all switched out at kernel stack @frames (innermost
+ * first; a backend's own frame tokens, named by its symbolizer).
+ */
+void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
+			   const uint64_t *frames, uint32_t depth, uint64_t n, uint64_t sum_ns);
+/*
+ * The selected threads' results are partial: a switch or wakeup of theirs
+ * was missing from the trace (intervals inferred or not measured).
+ */
+static inline bool analyzer_partial(const struct analyzer *an)
+{
+	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0;
+}
+
+/* Counts intervals still open (call once, when the window has ended). */
+void analyzer_finish(struct analyzer *an);
+/* Start a new reporting interval: histograms and counters cleared, pending
+ * starts kept (an interval is reported where it ends). */
+void analyzer_next_interval(struct analyzer *an);
+
+#endif

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * How a backend meets the core: a small ops table. A backend sets up its
+ * kernel state (disabled), turns tracing on and off, and feeds decoded
+ * sched events to a callback in timestamp order. The core never includes
+ * tracefs or perf headers.
+ */
+#ifndef OFFCPU_BACKEND_H
+#define OFFCPU_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct backend;
+struct analyzer;
+
+/*
+ * A window as a recording holds it: what record_close() writes into the
+ * file, and what recording() reads back from one.
+ */
+struct backend_window {
+	const char *clock;		/* trace clock of the events ("mono") */
+	uint64_t start_ns, end_ns;	/* the traced window, in that clock */
+	const uint64_t *lost_per_cpu;	/* events lost per CPU, cumulative */
+	unsigned ncpu;			/* entries in lost_per_cpu */
+	bool kernel_stacks;		/* kernel stacks were captured */
+};
+
+typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
+
+/* What a command needs from a backend. */
+struct trace_req {
+	const char *tracefs;		/* --tracefs DIR, NULL = find it */
+	uint32_t buffer_kb;		/* per-CPU buffer, 0 = default */
+	const int32_t *pids;		/* in-kernel filter: these tids ... */
+	unsigned npids;
+	bool follow_fork;		/* ... and their new threads/children */
+	const char *comm;		/* -c NAME, NULL = any */
+	const char *record_path;	/* ring: also write the raw pages to this trace.dat */
+	const char *replay_path;	/* file backend: the recording to read */
+	bool waking;			/* also sched_waking (--compat=perf) */
+	bool fork;			/* also sched_process_fork (follow children) */
+	bool kstack;			/* kernel stacks of switch-outs */
+	bool ustack;			/* user stacks of switch-outs */
+	const char *stack_states;	/* --state letters (NULL all): only
+					 * those switch-outs carry stacks */
+	/* hist backend: what to aggregate in the kernel */
+	unsigned modes;			/* enum an_mode */
+	int key;			/* enum an_key of the in-kernel key */
+	uint64_t unit_ns;
+	uint64_t off_min_ns, off_max_ns;
+	int compat;			/* enum an_compat */
+};
+
+#define BACKEND_ERRLEN 256
+
+struct backend_ops {
+	const char *name;
+	/*
+	 * Set up everything, tracing still off. Returns 0 or a negative
+	 * errno with a one-line reason and fix in @err. *b is set even on
+	 * failure when something must be closed.
+	 */
+	int (*open)(struct backend **b, const struct trace_req *req,
+		    char *err, size_t errlen);
+	/* Tracing on/off in the kernel. */
+	int (*start)(struct backend *b);
+	int (*stop)(struct backend *b);
+	/* Sleep until data is worth reading or @timeout_ms passed; EINTR ok. */
+	int (*wait)(struct backend *b, int timeout_ms);
+	/*
+	 * Read what the kernel has and feed, in time order, the events with
+	 * ts <= @limit that are safe to order. @drain: tracing is off, feed
+	 * everything up to @limit. Returns 0 or a negative errno.
+	 */
+	int (*read)(struct backend *b, uint64_t limit, bool drain,
+		    sched_ev_cb cb, void *arg);
+	/* The trace clock in use, and whether it is CLOCK_MONOTONIC. */
+	const char *(*clock)(struct backend *b, bool *is_mono);
+	/* Events lost so far per CPU (cumulative); returns the CPU count. */
+	unsigned (*lost)(struct backend *b, uint64_t *lost_cpu, unsigned max);
+	/* How prev_state reads on this kernel. */
+	const struct sched_states *(*states)(struct backend *b);
+	/* Bit (1 << SEV_x) set for each event type the kernel provides. */
+	unsigned (*events)(struct backend *b);
+	/*
+	 * Aggregating backends (hist): the kernel summed the interval that
+	 * just ended; fill @an's histograms and counters from it and start
+	 * the next one. Streaming backends leave this NULL and feed events.
+	 */
+	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
+	/*
+	 * optional: the name of a kernel frame the backend gave the analyzer
+	 * (a token from an aggregating backend, an address from a recording,
+	 * named with its own symbols); 0, or -ENOENT with a raw form
+	 */
+	int (*kframe)(struct backend *b, uint64_t token, char *buf, size_t len);
+	/*
+	 * optional (ring with record_path): finish the recording with the
+	 * window's metadata; before close(), which the instance's stats need
+	 */
+	int (*record_close)(struct backend *b, const struct backend_window *w, char *err,
+			    size_t errlen);
+	/*
+	 * optional (a backend reading a recording): the recorded window;
+	 * lost_per_cpu is NULL. 0 or a negative errno. Strings live as long
+	 * as @b.
+	 */
+	int (*recording)(struct backend *b, struct backend_window *w);
+	/*
+	 * optional: one line the user should know after open() succeeded
+	 * (e.g. instances left by killed runs), or NULL
+	 */
+	const char *(*notice)(struct backend *b);
+	/*
+	 * optional: context switches the sched_switch tracepoint did not
+	 * deliver that the backend fed from a second source (perf's
+	 * context-switch records), cumulative
+	 */
+	uint64_t (*recovered)(struct backend *b);
+	/* optional: why the last start() or stop() failed, in words */
+	const char *(*why)(struct backend *b);
+	/*
+	 * Undo everything open() did and free @b; accepts NULL. Returns 0,
+	 * or a negative errno with what could not be restored in @err.
+	 */
+	int (*close)(struct backend *b, char *err, size_t errlen);
+};
+
+#endif

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Histograms keyed by one id (pid, tid, cpu, or a single group). Bounded:
+ * past the cap, samples go to one "other" group and are counted.
+ */
+#ifndef OFFCPU_GROUPS_H
+#define OFFCPU_GROUPS_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "hist.h"
+#include "posindex.h"
+
+#define GROUP_OTHER INT64_MIN	/* id of the overflow group */
+
+struct group {
+	int64_t id;
+	char comm[COMM_LEN];	/* last comm seen for this id ("" if none) */
+	struct hist h;
+	uint64_t unmeasured;	/* intervals the trace could not measure */
+};
+
+struct groups {
+	struct group **v;	/* n groups, in creation order */
+	uint32_t n, cap;
+	struct posindex index;	/* id -> position in v */
+	uint64_t overflow;	/* samples that went to GROUP_OTHER */
+};
+
+int groups_init(struct groups *g, uint32_t max_groups);
+void groups_fini(struct groups *g);
+/* Drop all groups (memory kept bounded; used between intervals). */
+void groups_clear(struct groups *g);
+/* The group for @id, created when new; never NULL after init succeeded
+ * except on allocation failure. */
+struct group *groups_get(struct groups *g, int64_t id);
+/* Sort v by id (GROUP_OTHER last) for printing. */
+void groups_sort(struct groups *g);
+/* Sort v by total count, ascending (bpftrace's order for hist maps). */
+void groups_sort_by_count(struct groups *g);
+
+#endif

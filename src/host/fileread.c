@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Whole-file reading: the one implementation (format files, kallsyms, peers' output). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fileread.h"
+
+char *file_read_max(const char *path, size_t max, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = NULL, *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t r;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+fail:
+	e = errno;
+	close(fd);
+	free(buf);
+	errno = e;
+	return NULL;
+}
+
+char *file_read(const char *path, size_t *len)
+{
+	return file_read_max(path, FILE_READ_MAX, len);
+}

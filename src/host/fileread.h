@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Whole-file reading, NUL-terminated. */
+#ifndef OFFCPU_FILEREAD_H
+#define OFFCPU_FILEREAD_H
+
+#include <stddef.h>
+
+#define FILE_READ_MAX (16u << 20)	/* default bound: 16 MiB */
+
+/*
+ * Read all of @path (a regular file, a pipe or a /proc or tracefs file
+ * whose size is not known in advance) into a newly allocated buffer with
+ * a NUL after the last byte; *len (if not NULL) gets the byte count.
+ * Returns NULL with errno set (EFBIG beyond @max bytes). Caller frees.
+ */
+char *file_read_max(const char *path, size_t max, size_t *len);
+/* file_read_max() with FILE_READ_MAX. */
+char *file_read(const char *path, size_t *len);
+
+#endif

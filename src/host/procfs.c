@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* /proc lookups: a thread's process, a process's threads. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+int32_t proc_tgid(int32_t tid, void *unused)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	(void)unused;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nTgid:");
+	return p ? (int32_t)strtol(p + 6, NULL, 10) : -1;
+}
+
+int proc_threads(int32_t pid, int32_t **tids)
+{
+	char path[64];
+	struct dirent *de;
+	int32_t *v = NULL, *nv;
+	int n = 0, cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		long t;
+		char *end;
+
+		t = strtol(de->d_name, &end, 10);
+		if (*end || t <= 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = (int32_t)t;
+	}
+	closedir(d);
+	*tids = v;
+	return n;
+}
+
+int proc_comm(int32_t tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -ENOENT;
+	buf[n] = '\0';
+	if (buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Where tracefs is mounted (or debugfs's tracing/), and whether we may write it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "tmount.h"
+
+static bool is_tracefs_dir(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/trace_clock", dir);
+	if (stat(p, &st))
+		return false;
+	snprintf(p, sizeof(p), "%s/events", dir);
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* /proc/mounts escapes space, tab, newline and backslash as \ooo */
+static void unescape_mount(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+static int find_mount(const char *type, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char dev[256], mnt[PATH_MAX], fs[64];
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%255s %4095s %63s %*[^\n]\n", dev, mnt, fs) == 3) {
+		if (strcmp(fs, type))
+			continue;
+		unescape_mount(mnt);
+		snprintf(out, len, "%s", mnt);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int tmount_find(const char *override, char *dir, size_t len, char *err, size_t errlen)
+{
+	char dbg[PATH_MAX];
+
+	if (override) {
+		if (!is_tracefs_dir(override)) {
+			snprintf(err, errlen, "--tracefs %s: not a tracefs directory "
+				 "(no trace_clock or events/); give the tracefs mount point",
+				 override);
+			return -ENOENT;
+		}
+		snprintf(dir, len, "%s", override);
+		return 0;
+	}
+	if (find_mount("tracefs", dir, len) == 0) {
+		if (is_tracefs_dir(dir))
+			return 0;
+		if (faccessat(AT_FDCWD, dir, X_OK, AT_EACCESS) && errno == EACCES) {
+			snprintf(err, errlen, "cannot read tracefs at %s (permission "
+				 "denied): run as root", dir);
+			return -EACCES;
+		}
+	}
+	/* older setups: tracefs automounted under debugfs's tracing/ */
+	if (find_mount("debugfs", dbg, sizeof(dbg)) == 0) {
+		snprintf(dir, len, "%s/tracing", dbg);
+		if (is_tracefs_dir(dir))
+			return 0;
+	}
+	if (access("/sys/kernel/tracing", F_OK) == 0 && geteuid() != 0)
+		snprintf(err, errlen, "tracefs is not mounted or not readable: "
+			 "run as root (mount -t tracefs nodev /sys/kernel/tracing)");
+	else
+		snprintf(err, errlen, "tracefs is not mounted: "
+			 "mount -t tracefs nodev /sys/kernel/tracing");
+	return -ENOENT;
+}
+
+bool tmount_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	struct statvfs vfs;
+
+	if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+		return false;
+	snprintf(p, sizeof(p), "%s/instances", dir);
+	return faccessat(AT_FDCWD, p, W_OK, AT_EACCESS) == 0;
+}
+

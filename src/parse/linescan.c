@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The text parsers' line scanner and span helpers. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "linescan.h"
+
+void reader_init(struct reader *r, const char *text, size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->p = text;
+	r->end = text + len;
+}
+
+bool reader_next(struct reader *r)
+{
+	const char *nl;
+
+	if (r->p >= r->end)
+		return false;
+	nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+	r->ls = r->p;
+	r->le = nl ? nl : r->end;
+	r->p = nl ? nl + 1 : r->end;
+	if (r->le > r->ls && r->le[-1] == '\r')
+		r->le--;
+	r->line++;
+	return true;
+}
+
+const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && is_blank(*p))
+		p++;
+	return p;
+}
+
+const char *rtrim(const char *s, const char *e)
+{
+	while (e > s && is_blank(e[-1]))
+		e--;
+	return e;
+}
+
+bool span_starts(const char *s, const char *e, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(e - s) >= n && !memcmp(s, prefix, n);
+}
+
+bool span_ends(const char *s, const char *e, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return (size_t)(e - s) >= n && !memcmp(e - n, suffix, n);
+}
+
+bool span_eq(const char *s, const char *e, const char *str)
+{
+	return (size_t)(e - s) == strlen(str) && !memcmp(s, str, (size_t)(e - s));
+}
+
+const char *span_find(const char *s, const char *e, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; (size_t)(e - s) >= n; s++)
+		if (!memcmp(s, needle, n))
+			return s;
+	return NULL;
+}
+
+char *span_dup(const char *s, const char *e, size_t max)
+{
+	size_t n;
+	char *d;
+
+	if (e < s)
+		return NULL;
+	n = (size_t)(e - s);
+	if (n > max)
+		return NULL;
+	d = malloc(n + 1);
+	if (!d)
+		return NULL;
+	if (n)
+		memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+void *grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+
+	if (n < *cap)
+		return v;
+	ncap = *cap ? *cap * 2 : 16;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	v = realloc(v, ncap * size);
+	if (v)
+		*cap = ncap;
+	return v;
+}
+
+int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!err || !errlen)
+		return -EINVAL;
+	n = snprintf(err, errlen, "line %u: ", line);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	return -EINVAL;
+}

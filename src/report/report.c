@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A whole run's output: sections per group, summaries, trailer, JSON. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "escape.h"
+#include "report.h"
+
+static const char *key_name(enum an_key k)
+{
+	switch (k) {
+	case KEY_PID:
+		return "pid";
+	case KEY_TID:
+		return "tid";
+	case KEY_CPU:
+		return "cpu";
+	default:
+		return NULL;
+	}
+}
+
+static size_t comm_len(const char *c)
+{
+	return strnlen(c, COMM_LEN);
+}
+
+/* comm for text output: control characters would corrupt the layout */
+static void text_comm(FILE *f, const char *s)
+{
+	size_t i, n = comm_len(s);
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+static void print_timestamp(FILE *f, const struct report *r)
+{
+	struct tm tm;
+	char buf[32];
+
+	localtime_r(&r->wall, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	fprintf(f, "%s\n", buf);
+}
+
+static void print_section_head(FILE *f, const struct report *r,
+			       const struct group *g)
+{
+	const char *kn = key_name(r->key);
+
+	if (!kn)
+		return;
+	if (g->id == GROUP_OTHER) {
+		fprintf(f, "\n%s = (other)\n", kn);
+		return;
+	}
+	fprintf(f, "\n%s = %" PRId64, kn, g->id);
+	if (g->comm[0]) {
+		fputc(' ', f);
+		text_comm(f, g->comm);
+	}
+	fputc('\n', f);
+}
+
+static void print_trailer(FILE *f, const struct report *r)
+{
+	const struct an_incomplete *inc = r->inc;
+	const struct an_counts *c = r->counts;
+	unsigned i;
+
+	fprintf(f, "# %s: %.3f s traced, backend %s, clock %s",
+		r->command, r->duration_s, r->backend, r->clock);
+	if (r->stopped_by)
+		fprintf(f, ", stopped by %s", r->stopped_by);
+	fputc('\n', f);
+	if (r->backend_why)
+		fprintf(f, "# backend %s: %s\n", r->backend, r->backend_why);
+	if (r->lost) {
+		fprintf(f, "# lost events: %" PRIu64 " (", r->lost);
+		for (i = 0; i < r->ncpu; i++)
+			if (r->lost_cpu[i])
+				fprintf(f, "%scpu%u %" PRIu64,
+					i ? " " : "", i, r->lost_cpu[i]);
+		fputs("): histogram is partial\n", f);
+	}
+	if (inc->open_at_start || inc->open_at_end || inc->negative ||
+	    c->state_overflow)
+		fprintf(f, "# not counted: %" PRIu64 " started before the window, %"
+			PRIu64 " still open at its end, %" PRIu64
+			" negative, %" PRIu64 " dropped at --max-tasks\n",
+			inc->open_at_start, inc->open_at_end, inc->negative,
+			c->state_overflow);
+	if (r->groups->overflow)
+		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
+			r->groups->overflow);
+	if (c->dropped)
+		fprintf(f, "# %" PRIu64 " intervals dropped: the kernel's hist map was full "
+			"(results partial)\n", c->dropped);
+	if (r->recovered)
+		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
+			"record, taken from perf's context-switch records\n", r->recovered,
+			r->recovered == 1 ? "" : "es");
+	if (c->missed_switch)
+		fprintf(f, "# partial: %" PRIu64 " context switch%s of the selected threads "
+			"missing from the trace\n", c->missed_switch,
+			c->missed_switch == 1 ? "" : "es");
+	if (c->unmeasured && !strcmp(r->command, "runq"))
+		fprintf(f, "# partial: %" PRIu64 " run-queue wait%s not measured: %s wakeup or "
+			"switch-in is not in the trace (lost events, or a kernel that does "
+			"not record what happens while a CPU idles: see 'offcpu-ftrace info')\n",
+			c->unmeasured, c->unmeasured == 1 ? "" : "s",
+			c->unmeasured == 1 ? "its" : "their");
+	if (c->inferred && strcmp(r->command, "runq"))
+		fprintf(f, "# partial: %" PRIu64 " off-CPU interval%s closed at %s wakeup or the "
+			"CPU's last event before the gap: short by at most %.3f ms in all\n",
+			c->inferred, c->inferred == 1 ? "" : "s", c->inferred == 1 ? "its" : "their",
+			(double)c->inferred_slack_ns / 1e6);
+	if (c->late)
+		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
+	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
+		fprintf(f, "# stacks: %" PRIu64 " intervals without the stack asked for "
+			"(shown as [Missed ... Stack]), %" PRIu64 " stacks and %" PRIu64
+			" intervals beyond --max-stacks\n", c->no_stack, r->stack_overflow,
+			r->stacks->agg->overflow);
+	if (c->tgid_unknown)
+		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
+			c->tgid_unknown);
+}
+
+/* under a group's summary: the waits it had that are not in its histogram */
+static void print_unmeasured(FILE *f, const struct group *g)
+{
+	if (g->unmeasured)
+		fprintf(f, "# and %" PRIu64 " wait%s not measured (not in the histogram): "
+			"partial\n", g->unmeasured, g->unmeasured == 1 ? "" : "s");
+}
+
+static void print_text(FILE *f, enum out_format fmt, struct report *r)
+{
+	struct groups *gs = r->groups;
+	struct hist empty;
+	uint32_t i;
+
+	if (r->timestamp)
+		print_timestamp(f, r);
+	if (r->stacks) {
+		/* folded output stays pure for flame graph tools */
+		stacks_print_text(f, r->stacks);
+		print_trailer(r->stacks->folded ? stderr : f, r);
+		return;
+	}
+	if (fmt == FMT_BPFTRACE)
+		groups_sort_by_count(gs);
+	else
+		groups_sort(gs);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		/* nothing ended in the window: still say so */
+		hist_reset(&empty);
+		if (fmt == FMT_BPFTRACE)
+			fprintf(f, "@%s: \n", r->unit);
+		out_hist_summary(f, &empty, r->unit, r->unit_ns);
+		if (fmt == FMT_BPFTRACE)
+			fputc('\n', f);
+	}
+	for (i = 0; i < gs->n; i++) {
+		const struct group *g = gs->v[i];
+
+		if (fmt == FMT_BPFTRACE) {
+			if (r->key == KEY_NONE)
+				fprintf(f, "@%s: \n", r->unit);
+			else if (g->id == GROUP_OTHER)
+				fprintf(f, "@%s[other]: \n", r->unit);
+			else
+				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
+			out_hist_bpftrace(f, &g->h);
+			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+			print_unmeasured(f, g);
+			fputc('\n', f);
+		} else {
+			print_section_head(f, r, g);
+			out_hist_bcc(f, &g->h, r->unit);
+			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
+			print_unmeasured(f, g);
+		}
+	}
+	if (fmt == FMT_BCC)
+		fputc('\n', f);
+	print_trailer(f, r);
+}
+
+static void json_group(FILE *f, const struct report *r, const struct group *g)
+{
+	const struct hist *h = &g->h;
+	const char *kn = key_name(r->key);
+	int lo = hist_min_slot(h), hi = hist_max_slot(h), k;
+
+	fputc('{', f);
+	if (kn) {
+		if (g->id == GROUP_OTHER)
+			fprintf(f, "\"%s\":null,\"other\":true,", kn);
+		else
+			fprintf(f, "\"%s\":%" PRId64 ",", kn, g->id);
+		if (r->key != KEY_CPU) {
+			fputs("\"comm\":", f);
+			json_str(f, g->comm, COMM_LEN);
+			fputc(',', f);
+		}
+	}
+	fprintf(f, "\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"sum_ns\":%" PRIu64
+		",\"unmeasured\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
+		",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
+		h->count, h->sum, h->sum_ns, g->unmeasured, h->count ? h->min : 0, h->max,
+		hist_percentile(h, 50), hist_percentile(h, 90),
+		hist_percentile(h, 99));
+	for (k = lo; lo >= 0 && k <= hi; k++)
+		fprintf(f, "%s{\"low\":%" PRIu64 ",\"high\":%" PRIu64
+			",\"count\":%" PRIu64 "}", k == lo ? "" : ",",
+			hist_slot_low((unsigned)k), hist_slot_high((unsigned)k),
+			h->slot[k]);
+	fputs("]}", f);
+}
+
+static void print_json(FILE *f, struct report *r)
+{
+	const struct an_counts *c = r->counts;
+	const struct an_incomplete *inc = r->inc;
+	struct groups *gs = r->groups;
+	struct group empty;
+	unsigned i;
+
+	groups_sort(gs);
+	fputs("{\"command\":", f);
+	json_str(f, r->command, 32);
+	fputs(",\"backend\":", f);
+	json_str(f, r->backend, 32);
+	if (r->backend_why) {
+		fputs(",\"backend_why\":", f);
+		json_str(f, r->backend_why, 1024);
+	}
+	fputs(",\"clock\":", f);
+	json_str(f, r->clock, 32);
+	fputs(",\"unit\":", f);
+	json_str(f, r->unit, 16);
+	fprintf(f, ",\"key\":%s%s%s", key_name(r->key) ? "\"" : "",
+		key_name(r->key) ? key_name(r->key) : "null",
+		key_name(r->key) ? "\"" : "");
+	fprintf(f, ",\"window\":{\"duration_s\":%.6f,\"interval\":%u,\"final\":%s,"
+		"\"end_time\":%lld,\"stopped_by\":",
+		r->duration_s, r->interval, r->final ? "true" : "false",
+		(long long)r->wall);
+	if (r->stopped_by)
+		json_str(f, r->stopped_by, 16);
+	else
+		fputs("null", f);
+	fputs("},\"events\":{", f);
+	for (i = SEV_SWITCH; i < SEV_NTYPES; i++)
+		fprintf(f, "\"%s\":%" PRIu64 ",", sched_ev_name(i), c->events[i]);
+	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
+	for (i = 0; i < r->ncpu; i++)
+		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
+	fprintf(f, "],\"switch_records\":%" PRIu64 "},\"partial\":%s", r->recovered,
+		report_partial(r) ? "true" : "false");
+	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
+		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
+		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
+		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
+		",\"inferred\":%" PRIu64 ",\"inferred_slack_ns\":%" PRIu64
+		",\"unmeasured\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64,
+		inc->open_at_start, inc->open_at_end, inc->negative,
+		c->state_overflow, gs->overflow, c->tgid_unknown,
+		c->missed_switch, c->inferred, c->inferred_slack_ns, c->unmeasured, c->late,
+		c->dropped);
+	if (r->stacks)
+		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
+			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
+			r->stacks->agg->overflow);
+	fputs("},\"groups\":[", f);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		memset(&empty, 0, sizeof(empty));
+		json_group(f, r, &empty);
+	}
+	for (i = 0; i < gs->n; i++) {
+		if (i)
+			fputc(',', f);
+		json_group(f, r, gs->v[i]);
+	}
+	fputc(']', f);
+	if (r->stacks) {
+		fputs(",\"stacks\":", f);
+		stacks_print_json(f, r->stacks);
+	}
+	fputs("}\n", f);
+}
+
+void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
+		  uint64_t unit_ns)
+{
+	int top = hist_max_slot(h), k;
+	uint64_t cum = 0;
+	const char *sep = labels[0] ? "," : "";
+
+	/* slot k holds floored values below 2^k units: le = 2^k units */
+	for (k = 0; k <= top; k++) {
+		cum += h->slot[k];
+		fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %" PRIu64 "\n", name, labels, sep,
+			(double)((unsigned __int128)1 << k) * (double)unit_ns / 1e9, cum);
+	}
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, h->count);
+	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", name, labels[0] ? "{" : "", labels,
+		labels[0] ? "}" : "", h->count);
+	fprintf(f, "%s_sum%s%s%s %.9f\n", name, labels[0] ? "{" : "", labels,
+		labels[0] ? "}" : "", (double)h->sum_ns / 1e9);
+}
+
+static void om_labels(char *buf, size_t len, const struct report *r, const struct group *g)
+{
+	const char *kn = key_name(r->key);
+	FILE *m = fmemopen(buf, len, "w");
+
+	if (!m) {
+		buf[0] = '\0';
+		return;
+	}
+	if (kn && g->id == GROUP_OTHER)
+		fprintf(m, "%s=\"other\"", kn);
+	else if (kn)
+		fprintf(m, "%s=\"%" PRId64 "\"", kn, g->id);
+	if (kn && r->key != KEY_CPU) {
+		fputs(",comm=\"", m);
+		om_label_value(m, g->comm, COMM_LEN);
+		fputc('"', m);
+	}
+	fputc('\0', m);
+	fclose(m);
+	buf[len - 1] = '\0';
+}
+
+static void print_openmetrics(FILE *f, struct report *r)
+{
+	const char *base = !strcmp(r->command, "runq") ? "offcpu_ftrace_runq_latency_seconds" :
+			   "offcpu_ftrace_offcpu_time_seconds";
+	const char *help = !strcmp(r->command, "runq") ?
+			   "Run-queue latency: from runnable (wakeup or preemption) to running" :
+			   "Off-CPU time: from switch-out to switch-in";
+	struct groups *gs = r->groups;
+	char labels[256];
+	struct hist empty;
+	uint32_t i;
+
+	groups_sort(gs);
+	fprintf(f, "# TYPE %s histogram\n# UNIT %s seconds\n# HELP %s %s.\n", base, base,
+		base, help);
+	if (gs->n == 0 && r->key == KEY_NONE) {
+		hist_reset(&empty);
+		om_histogram(f, base, "", &empty, r->unit_ns);
+	}
+	for (i = 0; i < gs->n; i++) {
+		om_labels(labels, sizeof(labels), r, gs->v[i]);
+		om_histogram(f, base, labels, &gs->v[i]->h, r->unit_ns);
+	}
+	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n# UNIT offcpu_ftrace_window_seconds seconds\n"
+		"# HELP offcpu_ftrace_window_seconds How long tracing was on for these values.\n"
+		"offcpu_ftrace_window_seconds{command=\"%s\",backend=\"%s\"} %.6f\n",
+		r->command, r->backend, r->duration_s);
+	fprintf(f, "# TYPE offcpu_ftrace_lost_events gauge\n"
+		"# HELP offcpu_ftrace_lost_events Events the kernel could not store in the window "
+		"(results partial when > 0).\n"
+		"offcpu_ftrace_lost_events{command=\"%s\"} %" PRIu64 "\n", r->command, r->lost);
+	fprintf(f, "# TYPE offcpu_ftrace_partial gauge\n"
+		"# HELP offcpu_ftrace_partial 1 when events, switches or intervals of the selected "
+		"threads are missing from these values.\n"
+		"offcpu_ftrace_partial{command=\"%s\"} %d\n", r->command, report_partial(r));
+	fprintf(f, "# TYPE offcpu_ftrace_unmeasured_intervals gauge\n"
+		"# HELP offcpu_ftrace_unmeasured_intervals Intervals of the selected threads the "
+		"trace could not measure (a wakeup or switch missing).\n"
+		"offcpu_ftrace_unmeasured_intervals{command=\"%s\"} %" PRIu64 "\n", r->command,
+		r->counts->unmeasured);
+	fprintf(f, "# TYPE offcpu_ftrace_missed_switches gauge\n"
+		"# HELP offcpu_ftrace_missed_switches Context switches the trace lacked.\n"
+		"offcpu_ftrace_missed_switches{command=\"%s\"} %" PRIu64 "\n", r->command,
+		r->counts->missed_switch);
+	fputs("# EOF\n", f);
+}
+
+bool report_partial(const struct report *r)
+{
+	const struct an_counts *c = r->counts;
+
+	return r->lost || c->dropped || c->missed_switch || c->unmeasured;
+}
+
+void report_print(FILE *f, enum out_format fmt, struct report *r)
+{
+	if (fmt == FMT_JSON)
+		print_json(f, r);
+	else if (fmt == FMT_OPENMETRICS)
+		print_openmetrics(f, r);
+	else
+		print_text(f, fmt, r);
+	fflush(f);
+}

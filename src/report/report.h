@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one output layer: everything a run produced, printed as BCC text,
+ * bpftrace text or JSON. Printing only; no state of its own.
+ */
+#ifndef OFFCPU_REPORT_H
+#define OFFCPU_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "analyzer.h"
+#include "escape.h"
+#include "stackout.h"
+
+enum out_format {
+	FMT_BCC,
+	FMT_BPFTRACE,
+	FMT_JSON,
+	FMT_OPENMETRICS,	/* Prometheus/OpenMetrics text exposition */
+};
+
+struct report {
+	const char *command;		/* "runq", "offcpu" */
+	const char *backend;		/* "ring", ... */
+	const char *backend_why;	/* why it was chosen, or NULL */
+	const char *clock;		/* trace clock used */
+	const char *unit;		/* "usecs" or "msecs" */
+	uint64_t unit_ns;		/* ns per unit */
+	enum an_key key;
+	double duration_s;		/* time tracing was on for this interval */
+	unsigned interval;		/* 1-based */
+	bool final;			/* last interval of the run */
+	bool timestamp;			/* -T */
+	time_t wall;			/* wall-clock time at the interval's end */
+	const char *stopped_by;		/* signal name when cut short, else NULL */
+	const struct an_counts *counts;
+	const struct an_incomplete *inc;
+	struct groups *groups;		/* sorted in place for printing */
+	const struct stack_report *stacks; /* offcpu -K/-U: print these */
+	uint64_t stack_overflow;	/* stacks not interned (table full) */
+	uint64_t lost;			/* events lost, all CPUs */
+	uint64_t recovered;		/* switches only a second source had
+					 * (perf's context-switch records) */
+	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
+	unsigned ncpu;
+};
+
+/* Histogram rows only, in BCC's "usecs : count distribution" layout. */
+void out_hist_bcc(FILE *f, const struct hist *h, const char *unit);
+/* Histogram rows only, in bpftrace's hist() layout (no @name line). */
+void out_hist_bpftrace(FILE *f, const struct hist *h);
+/* Summary line printed under every text histogram. */
+void out_hist_summary(FILE *f, const struct hist *h, const char *unit,
+		      uint64_t unit_ns);
+
+void report_print(FILE *f, enum out_format fmt, struct report *r);
+/*
+ * Something the numbers should hold is not in them: lost events, a full
+ * kernel map, or switches/wakeups of the selected threads the trace lacks.
+ */
+bool report_partial(const struct report *r);
+/*
+ * One histogram as OpenMetrics: cumulative _bucket{le} in seconds, _sum,
+ * _count, with @labels ("" or 'pid="1",comm="x"'). No TYPE lines.
+ */
+void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
+		  uint64_t unit_ns);
+
+#endif

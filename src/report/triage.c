@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* triage: the verdict from one capture's numbers, and its text, JSON and OpenMetrics. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "triage.h"
+
+static const char *const psi_names[PSI_N] = { "cpu", "io", "memory" };
+
+/* a duration, readable: 850 us, 12.3 ms, 4.56 s */
+static void human(char *buf, size_t len, double us)
+{
+	if (us < 1000)
+		snprintf(buf, len, "%.0f us", us);
+	else if (us < 1e6)
+		snprintf(buf, len, "%.1f ms", us / 1e3);
+	else
+		snprintf(buf, len, "%.2f s", us / 1e6);
+}
+
+static double psi_share(const struct triage_in *in, unsigned r)
+{
+	if (!in->psi_before.have[r] || !in->psi_after.have[r] || in->window_s <= 0)
+		return -1;
+	return (double)(in->psi_after.some_us[r] - in->psi_before.some_us[r]) /
+	       (in->window_s * 1e6);
+}
+
+void triage_verdict(const struct triage_in *in, struct verdict *v)
+{
+	double total = (double)in->running_ns + (double)in->runq_ns + (double)in->blocked_ns;
+	uint64_t p99 = in->runq->count ? hist_percentile(in->runq, 99) : 0;
+	const char *tool = in->next_tool ? in->next_tool : "offcpu-ftrace";
+	const char *window = in->next_window ? in->next_window : " 10";
+	char a[32], b[32];
+
+	memset(v, 0, sizeof(*v));
+	if (total > 0) {
+		v->running = (double)in->running_ns / total;
+		v->waiting = (double)in->runq_ns / total;
+		v->blocked = (double)in->blocked_ns / total;
+	}
+	human(a, sizeof(a), (double)p99);
+	if (in->have_throttle && in->nr_throttled &&
+	    (double)in->throttled_ns >= in->th.throttle_share / 100.0 * in->window_s * 1e9) {
+		v->kind = VERDICT_THROTTLED;
+		v->name = "cpu_throttled";
+		human(b, sizeof(b), (double)in->throttled_ns / 1e3);
+		snprintf(v->why, sizeof(v->why), "the cgroup's CPU limit throttled it in %" PRIu64
+			 " of %" PRIu64 " periods, %s in all (threshold %u%% of the window); "
+			 "threads waited for a CPU %.0f%% of their time", in->nr_throttled,
+			 in->periods, b, in->th.throttle_share, 100 * v->waiting);
+		snprintf(v->next, sizeof(v->next), "raise the cgroup's cpu.max (cpu.cfs_quota_us "
+			 "on cgroup v1) or run fewer jobs in parallel inside it");
+	} else if (total > 0 && (v->waiting * 100 >= in->th.runq_share ||
+				 p99 >= in->th.runq_tail_us)) {
+		v->kind = VERDICT_CONTENTION;
+		v->name = "cpu_contention";
+		snprintf(v->why, sizeof(v->why), "threads waited for a CPU %.0f%% of their "
+			 "time, p99 wait %s (thresholds: %u%% or %" PRIu64 " us)",
+			 100 * v->waiting, a, in->th.runq_share, in->th.runq_tail_us);
+		snprintf(v->next, sizeof(v->next), "more runnable work than cores: run fewer jobs "
+			 "in parallel or add CPUs; who waits most: %s runq -P %s", tool,
+			 in->next_scope);
+	} else if (total > 0 && v->blocked * 100 >= in->th.blocked_share) {
+		v->kind = VERDICT_BLOCKED;
+		v->name = "blocked";
+		human(b, sizeof(b), in->blocked->count ? (double)hist_percentile(in->blocked, 99) : 0);
+		snprintf(v->why, sizeof(v->why), "threads were blocked (I/O, locks, sleeps) %.0f%% "
+			 "of their time, p99 %s; waits for a CPU were short (%.0f%%, p99 %s)",
+			 100 * v->blocked, b, 100 * v->waiting, a);
+		if (in->top_blocked_pid > 0)
+			snprintf(v->next, sizeof(v->next), "see where it blocks: %s "
+				 "offcpu -K -p %d%s   (%.15s, blocked longest)", tool,
+				 in->top_blocked_pid, window, in->top_blocked_comm);
+		else
+			snprintf(v->next, sizeof(v->next), "see where they block: %s "
+				 "offcpu -K %s", tool, in->next_scope);
+	} else if (total > 0 && v->running * 100 >= in->th.oncpu_share) {
+		v->kind = VERDICT_ONCPU;
+		v->name = "on_cpu";
+		snprintf(v->why, sizeof(v->why), "threads ran %.0f%% of their time; waits for a "
+			 "CPU were short (%.0f%%, p99 %s) and blocking was %.0f%%",
+			 100 * v->running, 100 * v->waiting, a, 100 * v->blocked);
+		snprintf(v->next, sizeof(v->next), "the time is spent computing: profile it "
+			 "(perf record -g, perf top)");
+	} else if (total > 0) {
+		v->kind = VERDICT_MIXED;
+		v->name = "mixed";
+		snprintf(v->why, sizeof(v->why), "no dominant cause: running %.0f%%, waiting for a "
+			 "CPU %.0f%% (p99 %s), blocked %.0f%%", 100 * v->running,
+			 100 * v->waiting, a, 100 * v->blocked);
+		snprintf(v->next, sizeof(v->next), "look at both: %s runq -P %s and "
+			 "%s offcpu -K %s", tool, in->next_scope, tool, in->next_scope);
+	} else {
+		v->kind = VERDICT_IDLE;
+		v->name = "idle";
+		snprintf(v->why, sizeof(v->why), "none of the selected threads ran in the window");
+		snprintf(v->next, sizeof(v->next), "check the scope, or trace longer");
+	}
+}
+
+static void tail_cols(FILE *f, const struct hist *h)
+{
+	char a[32], b[32], c[32];
+
+	if (!h->count) {
+		fputc('\n', f);
+		return;
+	}
+	human(a, sizeof(a), (double)hist_percentile(h, 50));
+	human(b, sizeof(b), (double)hist_percentile(h, 99));
+	human(c, sizeof(c), (double)h->max);
+	fprintf(f, "  %10s %10s %10s\n", a, b, c);
+}
+
+static void print_text(FILE *f, const struct triage_in *in, const struct verdict *v)
+{
+	char t[32];
+	unsigned i;
+
+	fprintf(f, "triage: %.3f s of %s (backend %s, clock %s)\n\n", in->window_s, in->scope,
+		in->backend, in->clock);
+	fprintf(f, "%-20s %10s %6s  %10s %10s %10s\n", "", "time", "share", "p50", "p99", "max");
+	human(t, sizeof(t), (double)in->running_ns / 1e3);
+	fprintf(f, "%-20s %10s %5.0f%%\n", "running", t, 100 * v->running);
+	human(t, sizeof(t), (double)in->runq_ns / 1e3);
+	fprintf(f, "%-20s %10s %5.0f%%", "waiting for a CPU", t, 100 * v->waiting);
+	tail_cols(f, in->runq);
+	human(t, sizeof(t), (double)in->blocked_ns / 1e3);
+	fprintf(f, "%-20s %10s %5.0f%%", "blocked", t, 100 * v->blocked);
+	tail_cols(f, in->blocked);
+	fputs("\npressure (some, share of the window):", f);
+	for (i = 0; i < PSI_N; i++) {
+		double s = psi_share(in, i);
+
+		if (s >= 0)
+			fprintf(f, " %s %.1f%%", psi_names[i], 100 * s);
+		else
+			fprintf(f, " %s n/a", psi_names[i]);
+	}
+	fputc('\n', f);
+	if (in->have_throttle) {
+		human(t, sizeof(t), (double)in->throttled_ns / 1e3);
+		fprintf(f, "cpu throttling: %" PRIu64 " of %" PRIu64 " periods, %s\n",
+			in->nr_throttled, in->periods, t);
+	}
+	if (in->recovered)
+		fprintf(f, "# %" PRIu64 " context switches the sched_switch tracepoint did not "
+			"record, taken from perf's context-switch records\n", in->recovered);
+	if (in->partial)
+		fprintf(f, "# partial: %" PRIu64 " events lost, %" PRIu64 " context switches "
+			"missing from the trace, %" PRIu64 " waits not measured, %" PRIu64
+			" off-CPU intervals inferred: shares are approximate\n", in->lost,
+			in->missed_switch, in->unmeasured, in->inferred);
+	fprintf(f, "\nverdict: %s: %s\nnext: %s\n", v->name, v->why, v->next);
+}
+
+static void json_hist(FILE *f, const char *name, const struct hist *h)
+{
+	fprintf(f, ",\"%s\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64 ",\"p50\":%" PRIu64
+		",\"p99\":%" PRIu64 ",\"max\":%" PRIu64 ",\"buckets\":[", name, h->count,
+		h->sum_ns, hist_percentile(h, 50), hist_percentile(h, 99), h->max);
+	for (int k = hist_min_slot(h), first = 1; k >= 0 && k <= hist_max_slot(h); k++, first = 0)
+		fprintf(f, "%s{\"low\":%" PRIu64 ",\"high\":%" PRIu64 ",\"count\":%" PRIu64 "}",
+			first ? "" : ",", hist_slot_low((unsigned)k), hist_slot_high((unsigned)k),
+			h->slot[k]);
+	fputs("]}", f);
+}
+
+static void print_json(FILE *f, const struct triage_in *in, const struct verdict *v)
+{
+	unsigned i;
+
+	fputs("{\"command\":\"triage\",\"scope\":", f);
+	json_str(f, in->scope, 512);
+	fprintf(f, ",\"backend\":\"%s\",\"clock\":\"%s\",\"unit\":\"usecs\",\"window\":"
+		"{\"duration_s\":%.6f},\"time_ns\":{\"running\":%" PRIu64 ",\"waiting\":%"
+		PRIu64 ",\"blocked\":%" PRIu64 "},\"share\":{\"running\":%.4f,\"waiting\":%.4f,"
+		"\"blocked\":%.4f}", in->backend, in->clock, in->window_s, in->running_ns,
+		in->runq_ns, in->blocked_ns, v->running, v->waiting, v->blocked);
+	json_hist(f, "runq", in->runq);
+	json_hist(f, "blocked", in->blocked);
+	fputs(",\"psi\":{", f);
+	for (i = 0; i < PSI_N; i++) {
+		double s = psi_share(in, i);
+
+		fprintf(f, "%s\"%s\":", i ? "," : "", psi_names[i]);
+		if (s < 0)
+			fputs("null", f);
+		else
+			fprintf(f, "{\"some_share\":%.4f,\"some_us\":%" PRIu64 ",\"full_us\":%" PRIu64
+				"}", s, in->psi_after.some_us[i] - in->psi_before.some_us[i],
+				in->psi_after.full_us[i] - in->psi_before.full_us[i]);
+	}
+	fputs("},\"throttle\":", f);
+	if (in->have_throttle)
+		fprintf(f, "{\"periods\":%" PRIu64 ",\"nr_throttled\":%" PRIu64
+			",\"throttled_ns\":%" PRIu64 "}", in->periods, in->nr_throttled,
+			in->throttled_ns);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"lost\":%" PRIu64 ",\"missed_switch\":%" PRIu64 ",\"unmeasured\":%"
+		PRIu64 ",\"inferred\":%" PRIu64 ",\"switch_records\":%" PRIu64
+		",\"partial\":%s", in->lost, in->missed_switch, in->unmeasured, in->inferred,
+		in->recovered, in->partial ? "true" : "false");
+	fprintf(f, ",\"thresholds\":{\"runq_tail_us\":%" PRIu64 ",\"runq_share\":%u,"
+		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u}",
+		in->th.runq_tail_us, in->th.runq_share, in->th.blocked_share,
+		in->th.oncpu_share, in->th.throttle_share);
+	fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"why\":", v->name);
+	json_str(f, v->why, sizeof(v->why));
+	fputs(",\"next\":", f);
+	json_str(f, v->next, sizeof(v->next));
+	fputs("}}\n", f);
+}
+
+static void print_openmetrics(FILE *f, const struct triage_in *in, const struct verdict *v)
+{
+	fputs("# TYPE offcpu_ftrace_runq_latency_seconds histogram\n"
+	      "# UNIT offcpu_ftrace_runq_latency_seconds seconds\n"
+	      "# HELP offcpu_ftrace_runq_latency_seconds Run-queue latency of the triaged threads.\n", f);
+	om_histogram(f, "offcpu_ftrace_runq_latency_seconds", "", in->runq, 1000);
+	fputs("# TYPE offcpu_ftrace_blocked_seconds histogram\n"
+	      "# UNIT offcpu_ftrace_blocked_seconds seconds\n"
+	      "# HELP offcpu_ftrace_blocked_seconds Off-CPU intervals that began blocked.\n", f);
+	om_histogram(f, "offcpu_ftrace_blocked_seconds", "", in->blocked, 1000);
+	fprintf(f, "# TYPE offcpu_ftrace_time_share gauge\n"
+		"# HELP offcpu_ftrace_time_share Share of the triaged threads' time.\n"
+		"offcpu_ftrace_time_share{state=\"running\"} %.4f\n"
+		"offcpu_ftrace_time_share{state=\"waiting\"} %.4f\n"
+		"offcpu_ftrace_time_share{state=\"blocked\"} %.4f\n", v->running, v->waiting,
+		v->blocked);
+	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
+	 * parser (promtool check metrics, older scrapers) refuses "info". */
+	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"
+		"# HELP offcpu_ftrace_verdict The triage verdict (1 for the verdict given).\n"
+		"offcpu_ftrace_verdict{kind=\"%s\"} 1\n", v->name);
+	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n"
+		"# UNIT offcpu_ftrace_window_seconds seconds\n"
+		"# HELP offcpu_ftrace_window_seconds How long tracing was on.\n"
+		"offcpu_ftrace_window_seconds{command=\"triage\",backend=\"%s\"} %.6f\n# EOF\n",
+		in->backend, in->window_s);
+}
+
+void triage_print(FILE *f, enum out_format fmt, const struct triage_in *in)
+{
+	struct verdict v;
+
+	triage_verdict(in, &v);
+	if (fmt == FMT_JSON)
+		print_json(f, in, &v);
+	else if (fmt == FMT_OPENMETRICS)
+		print_openmetrics(f, in, &v);
+	else
+		print_text(f, in, &v);
+	fflush(f);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sched event formats: parsed once (libtraceevent) from the kernel's format
+ * files, reduced to field offsets so the per-event path does no lookups.
+ */
+#ifndef OFFCPU_FMT_H
+#define OFFCPU_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+struct tep_handle;
+
+struct field_loc {
+	uint16_t off, size;	/* size 0: field absent */
+	bool is_signed;
+};
+
+struct sched_layout {
+	struct tep_handle *tep;
+	int id[SEV_NTYPES];			/* event id, -1 when not loaded */
+	uint32_t min_size[SEV_NTYPES];		/* record must hold all fields */
+	struct field_loc common_type, common_pid;
+	/* per type: pid/comm (switch: prev_*), next_* for switch */
+	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
+	struct field_loc prev_state, next_pid, next_comm, child_pid;
+	struct field_loc caller[2];		/* kernel_stack, user_stack */
+	struct sched_states states;
+	bool preempt_from_fmt;	/* mask read from print fmt, not derived */
+	uint32_t page_commit_off, page_commit_size;	/* header_page "commit" */
+	uint32_t page_data_off;	/* header_page "data" offset */
+	uint32_t page_size;	/* header_page "data" offset + size */
+};
+
+/* Returns 0 or a negative errno. */
+int fmt_init(struct sched_layout *l);
+void fmt_fini(struct sched_layout *l);
+/* Parse the text of header_page. */
+int fmt_header_page(struct sched_layout *l, const char *text, size_t len);
+/*
+ * Parse the text of one format file: a sched event, or ftrace's
+ * kernel_stack/user_stack; -ENOENT if not one we use.
+ */
+int fmt_add_event(struct sched_layout *l, const char *text, size_t len);
+/* Resolve offsets of everything added; -EINVAL names in *missing. */
+int fmt_resolve(struct sched_layout *l, const char **missing);
+
+/* Read prev_state's letters and the preempt flag from sched_switch's print fmt. */
+int fmt_parse_states(const char *format_text, struct sched_states *st, bool *from_fmt);
+/* Evaluate a C constant expression of integers, ( ) | & + - << >>. */
+int fmt_eval_const(const char *s, size_t len, uint64_t *out);
+
+
+#endif
