@@ -308,7 +308,7 @@ static int setup_runq(struct backend *b, const struct trace_req *req, char *err,
 
 	who(req, "pid", "comm", wk, sizeof(wk));
 	/* runqlat.bt counts prev_state == 0 only, and times the idle task */
-	if (req->compat == COMPAT_BPFTRACE) {
+	if (req->agg.compat == COMPAT_BPFTRACE) {
 		snprintf(runnable, sizeof(runnable), "prev_state == 0");
 		idle[0] = '\0';
 	} else {
@@ -386,9 +386,9 @@ static int setup_result(struct backend *b, const struct trace_req *req, char *er
 	snprintf(ev, sizeof(ev), "synthetic/%slat", b->prefix);
 	snprintf(key, sizeof(key), "%s", b->key == KEY_CPU ? "cpu," : b->key == KEY_NONE &&
 		 req->npids == 0 ? "" : "pid,");
-	if ((req->modes & AN_OFFCPU) && (req->off_min_ns || req->off_max_ns != UINT64_MAX))
+	if ((req->agg.modes & AN_OFFCPU) && (req->agg.off_min_ns || req->agg.off_max_ns != UINT64_MAX))
 		snprintf(range, sizeof(range), " if lat >= %llu && lat <= %llu",
-			 (unsigned long long)req->off_min_ns, (unsigned long long)req->off_max_ns);
+			 (unsigned long long)req->agg.off_min_ns, (unsigned long long)req->agg.off_max_ns);
 	ret = trig_add(b, ev, 2, err, errlen, "hist:keys=%slat.buckets=%llu:vals=hitcount,lat"
 		       ":sort=lat:size=" HIST_SIZE "%s", key, (unsigned long long)b->unit_ns, range);
 	/*
@@ -415,10 +415,10 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 	*out = b;
 	if (!b)
 		return errf(err, errlen, -ENOMEM, "hist backend");
-	b->modes = req->modes;
-	b->key = req->key;
+	b->modes = req->agg.modes;
+	b->key = req->agg.key;
 	snprintf(b->comm, sizeof(b->comm), "%s", req->comm ? req->comm : "");
-	b->unit_ns = req->unit_ns ? req->unit_ns : 1000;
+	b->unit_ns = req->agg.unit_ns ? req->agg.unit_ns : 1000;
 	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
@@ -434,7 +434,7 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 			 "(CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS)" :
 			 "this kernel's hist triggers have no .buckets modifier (5.15 and later)");
 	else if (req->ustack || (req->kstack && (!caps->synth_stack || !caps->stack_key ||
-						 !(req->modes & AN_OFFCPU)))) {
+						 !(req->agg.modes & AN_OFFCPU)))) {
 		ret = -EOPNOTSUPP;
 		snprintf(err, errlen, "the hist backend cannot run: %s", req->ustack ?
 			 "user stacks are read in user space (use --backend=ring)" :
@@ -472,7 +472,7 @@ static int hist_open(struct backend **out, const struct trace_req *req, char *er
 			     "pid_t pid; char comm[16]; u64 lat; unsigned long[] stack" :
 			     "pid_t pid; char comm[16]; u64 lat", err, errlen)))
 		return ret;
-	ret = (req->modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
+	ret = (req->agg.modes & AN_RUNQ) ? setup_runq(b, req, err, errlen) :
 	      setup_offcpu(b, req, err, errlen);
 	if (!ret)
 		ret = setup_result(b, req, err, errlen);

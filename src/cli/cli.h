@@ -59,6 +59,19 @@ struct trace_opts {
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct option;
+/*
+ * getopt_long for a command, with the shared error handling: the next
+ * option, -1 after the last, or CLI_OPT_BAD once a usage error was
+ * printed ("needs a value", "unknown option"). Call with @first true to
+ * start over (every command parses argv afresh).
+ */
+#define CLI_OPT_BAD (-2)
+int cli_getopt(const char *cmd, int argc, char **argv, const char *so,
+	       const struct option *lo, bool first);
+
+/* --help of a tracing command, on stdout. */
+void trace_help(const char *cmd);
 /* Parse runq/offcpu arguments. Returns -1 to continue, else an exit status. */
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv);
 

@@ -87,11 +87,13 @@ int cmd_cleanup(int argc, char **argv)
 	char dir[PATH_MAX], err[256];
 	struct cleanup c = { .dir = dir };
 	const char *override = NULL;
+	bool first;
 	int o, n, ns;
 
-	optind = 0;	/* glibc: full reset, also of its internal state */
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":nh", opts, NULL)) != -1) {
+	for (first = true; (o = cli_getopt("cleanup", argc, argv, ":nh", opts, first)) != -1;
+	     first = false) {
+		if (o == CLI_OPT_BAD)
+			return EXIT_USAGE;
 		switch (o) {
 		case 'n':
 			c.dry = true;
@@ -102,12 +104,6 @@ int cmd_cleanup(int argc, char **argv)
 		case 'h':
 			fputs(cleanup_help, stdout);
 			return EXIT_OK;
-		case ':':
-			usage_err("cleanup", "%s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			usage_err("cleanup", "unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

@@ -155,12 +155,14 @@ int cmd_compare(int argc, char **argv)
 	bool have_tol = false, json = false, dry = false;
 	struct cmp_side a, b;
 	double tol = 0;
+	bool first;
 	int o, status = CMP_TROUBLE;
 
 	memset(in, 0, sizeof(in));
-	optind = 0;	/* glibc: full reset, also of its internal state */
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	for (first = true; (o = cli_getopt("compare", argc, argv, ":h", opts, first)) != -1;
+	     first = false) {
+		if (o == CLI_OPT_BAD)
+			return CMP_TROUBLE;
 		switch (o) {
 		case O_TOL:
 			if (parse_tolerance(optarg, &tol)) {
@@ -201,12 +203,6 @@ int cmd_compare(int argc, char **argv)
 		case 'h':
 			fputs(compare_help, stdout);
 			return CMP_AGREE;
-		case ':':
-			usage_err("compare", "%s needs a value", argv[optind - 1]);
-			return CMP_TROUBLE;
-		default:
-			usage_err("compare", "unknown option '%s'", argv[optind - 1]);
-			return CMP_TROUBLE;
 		}
 	}
 	if (argc - optind != 2) {

@@ -229,11 +229,13 @@ int cmd_info(int argc, char **argv)
 	struct tfs_caps *c;
 	struct host h;
 	bool json = false;
+	bool first;
 	int o;
 
-	optind = 0;	/* glibc: full reset, also of its internal state */
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	for (first = true; (o = cli_getopt("info", argc, argv, ":h", opts, first)) != -1;
+	     first = false) {
+		if (o == CLI_OPT_BAD)
+			return EXIT_USAGE;
 		switch (o) {
 		case 'j':
 			json = true;
@@ -244,12 +246,6 @@ int cmd_info(int argc, char **argv)
 		case 'h':
 			fputs(info_help, stdout);
 			return EXIT_OK;
-		case ':':
-			usage_err("info", "%s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			usage_err("info", "unknown option '%s'", argv[optind - 1]);
-			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

@@ -47,12 +47,18 @@ struct trace_req {
 	bool ustack;			/* user stacks of switch-outs */
 	const char *stack_states;	/* --state letters (NULL all): only
 					 * those switch-outs carry stacks */
-	/* hist backend: what to aggregate in the kernel */
-	unsigned modes;			/* enum an_mode */
-	int key;			/* enum an_key of the in-kernel key */
-	uint64_t unit_ns;
-	uint64_t off_min_ns, off_max_ns;
-	int compat;			/* enum an_compat */
+	/*
+	 * What the analysis counts, for a backend that aggregates in the
+	 * kernel (hist) and must do it by the same rules; streaming
+	 * backends feed events and ignore it.
+	 */
+	struct trace_agg {
+		unsigned modes;		/* enum an_mode */
+		int key;		/* enum an_key of the in-kernel key */
+		uint64_t unit_ns;
+		uint64_t off_min_ns, off_max_ns;
+		int compat;		/* enum an_compat */
+	} agg;
 };
 
 #define BACKEND_ERRLEN 256

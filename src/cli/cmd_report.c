@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* report FILE [runq|offcpu|triage]: the analyses of a live run, from a recording. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "run.h"
+
+static const char report_help[] =
+"Usage: offcpu-ftrace report FILE [runq|offcpu|triage] [OPTIONS]\n"
+"\n"
+"The analyses of a live run, from a recording: one made by 'offcpu-ftrace\n"
+"record' (or --record), or by 'trace-cmd record -e sched_switch -e\n"
+"sched_wakeup -e sched_wakeup_new' on any machine. The recording is the\n"
+"window: no DURATION, -i, COUNT or -- COMMAND. Default analysis: runq.\n"
+"\n"
+"Options: those of the analysis (see 'offcpu-ftrace runq --help' and\n"
+"offcpu, triage), except --backend, --tracefs, --buffer-size, --cgroup,\n"
+"--xval and --record. Kernel frames are named from the symbols in the\n"
+"recording; user frames print as addresses (the recorded processes' maps\n"
+"are not in the file).\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace report ci.dat                  # run-queue latency\n"
+"  offcpu-ftrace report ci.dat runq -P --format=json\n"
+"  offcpu-ftrace report build.dat offcpu -K --top 5\n"
+"  offcpu-ftrace report trace.dat triage        # a trace-cmd recording\n"
+"\n"
+"Exit status: 0 done, 1 the file cannot be read (the message names the\n"
+"offset where it broke), 2 bad usage, 3 events lost with --strict.\n"
+"See offcpu-ftrace-report(8).\n";
+
+int cmd_report(int argc, char **argv)
+{
+	const char *file, *cmd = "runq";
+	struct trace_opts o;
+	int ret, skip = 2;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(report_help, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		usage_err("report", "the first argument is the recording: report FILE "
+			  "[runq|offcpu|triage] [OPTIONS]");
+		return EXIT_USAGE;
+	}
+	file = argv[1];
+	if (argc >= 3 && (!strcmp(argv[2], "runq") || !strcmp(argv[2], "offcpu") ||
+			  !strcmp(argv[2], "triage"))) {
+		cmd = argv[2];
+		skip = 3;
+	}
+	/* the analysis parses what follows, as if it were its own command */
+	argv[skip - 1] = (char *)cmd;
+	ret = trace_opts_parse(&o, cmd, argc - skip + 1, argv + skip - 1);
+	if (ret >= 0)
+		return ret;
+	if (o.duration_ns || o.interval_mode || o.count > 1 || o.command) {
+		usage_err("report", "the recording is the window: no DURATION, -i, COUNT "
+			  "or -- COMMAND");
+		return EXIT_USAGE;
+	}
+	if (strcmp(o.backend, "auto") || o.tracefs || o.buffer_kb || o.cgroup || o.xval ||
+	    o.record_path) {
+		usage_err("report", "--backend, --tracefs, --buffer-size, --cgroup, --xval and "
+			  "--record are options of live runs");
+		return EXIT_USAGE;
+	}
+	o.replay_path = file;
+	o.backend = "file";
+	if (o.dry_run)
+		return EXIT_OK;
+	return run_trace(&o);
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A run's output: symbols for stacks, each interval's report, triage, --xval's comparison. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "run.h"
+#include "sig.h"
+#include "triage.h"
+
+static int ksym_name(void *arg, uint64_t addr, char *buf, size_t len)
+{
+	return ksyms_format(arg, addr, buf, len);
+}
+
+static int usym_name(void *arg, int32_t tgid, uint64_t addr, char *buf, size_t len)
+{
+	return usyms_format(arg, tgid, addr, buf, len);
+}
+
+/* An aggregating backend names its own kernel frames (the kernel did) */
+static int backend_kframe(void *arg, uint64_t token, char *buf, size_t len)
+{
+	const struct run *r = arg;
+
+	return r->ops->kframe(r->b, token, buf, len);
+}
+
+/* Symbol tables for -K/-U; a notice when the kernel hides addresses. */
+int run_setup_symbols(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	int ret;
+
+	if (o->kstack && r->ops->kframe) {
+		r->sym.kernel = backend_kframe;
+		r->sym.karg = r;
+	} else if (o->kstack) {
+		ret = ksyms_load(&r->ksyms, "/proc/kallsyms");
+		if (ret) {
+			err_msg("cannot read /proc/kallsyms: %s", strerror(-ret));
+			return EXIT_FAIL;
+		}
+		if (ksyms_restricted(r->ksyms))
+			err_msg("note: /proc/kallsyms hides kernel addresses (kptr_restrict): "
+				"kernel frames are printed as raw addresses");
+	}
+	if (o->ustack && !o->replay_path) {	/* this host's /proc: not the recording's */
+		r->usyms = usyms_new(4096);
+		if (!r->usyms) {
+			err_msg("out of memory");
+			return EXIT_FAIL;
+		}
+	}
+	if (!r->sym.kernel) {
+		r->sym.kernel = ksym_name;
+		r->sym.karg = r->ksyms;
+	}
+	r->sym.user = usym_name;
+	r->sym.uarg = r->usyms;
+	return -1;
+}
+
+/*
+ * --xval: stop bpftrace, read its histogram and ours (through our own
+ * JSON, the same path `compare` takes) and print the comparison.
+ */
+static void xval_report(struct run *r, struct report *rep)
+{
+	struct peerhist_opts jo = { .format = PEERHIST_JSON };
+	struct peerhist *bt = NULL, *ours = NULL, *bt1 = NULL, *ours1 = NULL;
+	struct cmp_dist da, db;
+	struct cmp_side a, b;
+	char err[512], what[64];
+	char *json = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ret;
+
+	ret = xval_finish(r->xval, &bt, err, sizeof(err));
+	xval_free(r->xval);
+	r->xval = NULL;
+	if (ret) {
+		err_msg("--xval: %s; only offcpu-ftrace's result is shown", err);
+		return;
+	}
+	m = open_memstream(&json, &len);
+	if (m) {
+		report_print(m, FMT_JSON, rep);
+		fclose(m);
+	}
+	ret = !json ? -ENOMEM : peerhist_parse(json, len, &jo, &ours, err, sizeof(err));
+	if (!ret)
+		ret = peerhist_merge(ours, NULL, &ours1, err, sizeof(err));
+	if (!ret)
+		ret = peerhist_merge(bt, NULL, &bt1, err, sizeof(err));
+	if (!ret)
+		ret = cmp_normalize(ours1, 0, &da, err, sizeof(err));
+	if (!ret)
+		ret = cmp_normalize(bt1, 0, &db, err, sizeof(err));
+	if (ret) {
+		err_msg("--xval: cannot compare: %s", err);
+	} else {
+		snprintf(what, sizeof(what), "%s backend", r->ops->name);
+		a = (struct cmp_side){ "offcpu-ftrace", what, &da };
+		b = (struct cmp_side){ "bpftrace", "the same rules as a bpftrace program", &db };
+		if (r->o->fmt == FMT_JSON) {
+			cmp_print_json(stdout, &a, &b, 0, false);
+		} else {
+			printf("\n# cross-validation with bpftrace over the same window:\n");
+			cmp_print(stdout, &a, &b, 0, false);
+		}
+	}
+	free(json);
+	peerhist_free(bt);
+	peerhist_free(bt1);
+	peerhist_free(ours);
+	peerhist_free(ours1);
+}
+
+/* The group with the largest sum in @gs, or NULL. */
+static const struct group *top_group(const struct groups *gs)
+{
+	const struct group *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (gs->v[i]->id != GROUP_OTHER &&
+		    (!best || gs->v[i]->h.sum_ns > best->h.sum_ns))
+			best = gs->v[i];
+	return best;
+}
+
+static void merge_groups(const struct groups *gs, struct hist *h)
+{
+	uint32_t i;
+
+	hist_reset(h);
+	for (i = 0; i < gs->n; i++)
+		hist_merge(h, &gs->v[i]->h);
+}
+
+/* triage: the scope in words, and the options that repeat it */
+static void triage_scope(const struct run *r, char *scope, size_t slen, char *next, size_t nlen)
+{
+	const struct trace_opts *o = r->o;
+
+	if (r->have_child) {
+		snprintf(scope, slen, "%s and its descendants", o->command[0]);
+		snprintf(next, nlen, "-- %s ...", o->command[0]);
+	} else if (o->pid >= 0) {
+		snprintf(scope, slen, "process %d", o->pid);
+		snprintf(next, nlen, "-p %d%s", o->pid, o->replay_path ? "" : " 10");
+	} else if (o->tid >= 0) {
+		snprintf(scope, slen, "thread %d", o->tid);
+		snprintf(next, nlen, "-t %d%s", o->tid, o->replay_path ? "" : " 10");
+	} else if (o->cgroup) {
+		snprintf(scope, slen, "cgroup %s", r->cg.dir);
+		snprintf(next, nlen, "--cgroup %s 10", o->cgroup);
+	} else if (o->comm[0]) {
+		snprintf(scope, slen, "threads named %s", o->comm);
+		snprintf(next, nlen, "-c %s%s", o->comm, o->replay_path ? "" : " 10");
+	} else {
+		snprintf(scope, slen, "all threads");
+		snprintf(next, nlen, "%s", o->replay_path ? "" : "10");
+	}
+}
+
+static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t recovered)
+{
+	const struct trace_opts *o = r->o;
+	char scope[4200], next[4200], tool[4200];
+	const struct group *g;
+	struct triage_in in;
+	struct hist runq, blk;
+	struct cpu_throttle thr;
+	uint64_t blk_ns;
+
+	memset(&in, 0, sizeof(in));
+	triage_scope(r, scope, sizeof(scope), next, sizeof(next));
+	in.scope = scope;
+	in.next_scope = next;
+	if (o->replay_path) {
+		snprintf(tool, sizeof(tool), "offcpu-ftrace report %s", o->replay_path);
+		in.next_tool = tool;
+		in.next_window = "";
+	}
+	in.window_s = (double)dur_ns / 1e9;
+	in.backend = r->ops->name;
+	in.clock = r->clock;
+	merge_groups(&r->an.runq.groups, &runq);
+	merge_groups(&r->an.blk.groups, &blk);
+	in.runq = &runq;
+	in.blocked = &blk;
+	in.running_ns = r->an.counts.oncpu_ns;
+	in.runq_ns = runq.sum_ns;
+	/* blocked intervals end with the wait for a CPU after the wakeup */
+	blk_ns = blk.sum_ns > r->an.counts.runq_wake_ns ? blk.sum_ns - r->an.counts.runq_wake_ns : 0;
+	in.blocked_ns = blk_ns;
+	in.top_blocked_pid = in.top_runq_pid = -1;
+	if ((g = top_group(&r->an.blk.groups))) {
+		in.top_blocked_pid = (int32_t)g->id;
+		memcpy(in.top_blocked_comm, g->comm, COMM_LEN);
+	}
+	if ((g = top_group(&r->an.runq.groups))) {
+		in.top_runq_pid = (int32_t)g->id;
+		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
+	}
+	in.psi_before = r->psi0;
+	if (!o->replay_path)	/* a recording holds no pressure figures */
+		psi_read(&in.psi_after, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
+	if (o->cgroup) {
+		cgroup_throttle(&r->cg, &thr);
+		in.have_throttle = thr.have && r->thr0.have;
+		in.nr_throttled = thr.nr_throttled - r->thr0.nr_throttled;
+		in.throttled_ns = thr.throttled_ns - r->thr0.throttled_ns;
+		in.periods = thr.periods - r->thr0.periods;
+	}
+	in.th.runq_tail_us = o->th.runq_tail_us;
+	in.th.runq_share = o->th.runq_share;
+	in.th.blocked_share = o->th.blocked_share;
+	in.th.oncpu_share = o->th.oncpu_share;
+	in.th.throttle_share = o->th.throttle_share;
+	in.lost = lost;
+	in.missed_switch = r->an.counts.missed_switch;
+	in.unmeasured = r->an.counts.unmeasured;
+	in.inferred = r->an.counts.inferred;
+	in.recovered = recovered;
+	in.partial = lost || analyzer_partial(&r->an);
+	errno = 0;
+	triage_print(stdout, o->fmt, &in);
+	return ferror(stdout) ? (errno ? -errno : -EIO) : 0;
+}
+
+int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
+{
+	const struct trace_opts *o = r->o;
+	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
+	uint64_t lost = 0, lost_iv[1024], recovered = 0;
+	struct stack_report sr;
+	struct report rep;
+	unsigned i;
+
+	r->ncpu = r->ops->lost(r->b, r->lost_now, 1024);
+	for (i = 0; i < r->ncpu; i++) {
+		lost_iv[i] = r->lost_now[i] - r->lost_prev[i];
+		r->lost_prev[i] = r->lost_now[i];
+		lost += lost_iv[i];
+	}
+	r->lost_total += lost;
+	if (r->ops->recovered) {
+		uint64_t now = r->ops->recovered(r->b);
+
+		recovered = now - r->recovered_prev;
+		r->recovered_prev = now;
+	}
+	if (analyzer_partial(&r->an) || r->an.counts.dropped)
+		r->partial_total++;
+	if (o->triage)
+		return print_triage(r, dur_ns, lost, recovered);
+	memset(&rep, 0, sizeof(rep));
+	rep.command = o->cmd;
+	rep.backend = r->ops->name;
+	rep.backend_why = r->why[0] ? r->why : NULL;
+	rep.clock = r->clock;
+	rep.unit = o->msecs ? "msecs" : "usecs";
+	rep.unit_ns = o->msecs ? 1000000 : 1000;
+	rep.key = o->key;
+	rep.duration_s = (double)dur_ns / 1e9;
+	rep.interval = n;
+	rep.final = final;
+	rep.timestamp = o->timestamp;
+	rep.wall = time(NULL);
+	rep.stopped_by = sig_count ? sig_name(sig_last) : NULL;
+	rep.counts = &r->an.counts;
+	rep.inc = &m->inc;
+	rep.groups = &m->groups;
+	rep.lost = lost;
+	rep.recovered = recovered;
+	rep.lost_cpu = lost_iv;
+	rep.ncpu = r->ncpu;
+	if (o->kstack || o->ustack) {
+		memset(&sr, 0, sizeof(sr));
+		sr.agg = &r->an.agg;
+		sr.kstacks = &r->an.kstacks;
+		sr.ustacks = &r->an.ustacks;
+		sr.kstack = o->kstack;
+		sr.ustack = o->ustack;
+		sr.folded = o->folded;
+		sr.delimited = o->delimited;
+		sr.depth = o->stack_depth;
+		sr.top = o->top;
+		sr.key = o->key;
+		sr.unit_ns = rep.unit_ns;
+		sr.sym = &r->sym;
+		rep.stacks = &sr;
+		rep.stack_overflow = r->an.kstacks.overflow + r->an.ustacks.overflow;
+	}
+	errno = 0;
+	report_print(stdout, o->fmt, &rep);
+	if (ferror(stdout))
+		return errno ? -errno : -EIO;
+	if (final && r->xval)
+		xval_report(r, &rep);
+	return 0;
+}

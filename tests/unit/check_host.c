@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host state read and written around a run: PSI totals, cgroup CPU
+ * throttling and membership, and the tracefs undo log, each against a
+ * temporary directory standing in for /proc/pressure, a cgroup or tracefs.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "fixture.h"
+#include "psi.h"
+#include "tfs.h"
+
+static char dir[64];
+
+static void mkdir_tmp(void)
+{
+	strcpy(dir, "/tmp/offcpu-host-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *get(const char *name)
+{
+	static char buf[256];
+	char path[128];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void rm_tmp(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_psi)
+{
+	struct psi p;
+
+	mkdir_tmp();
+	/* a cgroup v2 directory's *.pressure files; memory missing */
+	put("cpu.pressure", "some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\n"
+	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n");
+	put("io.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=42\n"
+	    "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\n");
+	psi_read(&p, dir);
+	ck_assert(p.have[PSI_CPU] && p.have[PSI_IO] && !p.have[PSI_MEM]);
+	ck_assert_uint_eq(p.some_us[PSI_CPU], 123456);
+	ck_assert_uint_eq(p.full_us[PSI_CPU], 789);
+	ck_assert_uint_eq(p.some_us[PSI_IO], 42);
+	ck_assert_uint_eq(p.full_us[PSI_IO], 7);
+	/* a malformed file gives nothing rather than garbage */
+	put("cpu.pressure", "some of this is not psi\n");
+	psi_read(&p, dir);
+	ck_assert(!p.have[PSI_CPU]);
+	rm_tmp();
+}
+END_TEST
+
+START_TEST(test_throttle)
+{
+	struct cgroup_sel c;
+	struct cpu_throttle t;
+
+	mkdir_tmp();
+	memset(&c, 0, sizeof(c));
+	snprintf(c.dir, sizeof(c.dir), "%s", dir);
+	/* v2: usecs */
+	put("cpu.stat", "usage_usec 100\nuser_usec 60\nsystem_usec 40\nnr_periods 50\n"
+	    "nr_throttled 12\nthrottled_usec 3400\n");
+	cgroup_throttle(&c, &t);
+	ck_assert(t.have);
+	ck_assert_uint_eq(t.periods, 50);
+	ck_assert_uint_eq(t.nr_throttled, 12);
+	ck_assert_uint_eq(t.throttled_ns, 3400000);
+	/* v1: ns */
+	put("cpu.stat", "nr_periods 9\nnr_throttled 3\nthrottled_time 5000000\n");
+	cgroup_throttle(&c, &t);
+	ck_assert_uint_eq(t.nr_throttled, 3);
+	ck_assert_uint_eq(t.throttled_ns, 5000000);
+	/* no cpu controller: nothing claimed */
+	unlink(strcat(strcpy((char[128]){ 0 }, dir), "/cpu.stat"));
+	cgroup_throttle(&c, &t);
+	ck_assert(!t.have);
+	rm_tmp();
+}
+END_TEST
+
+/* --cgroup on our own cgroup: we are in it, a task that is gone is unknown */
+START_TEST(test_cgroup_self)
+{
+	char line[4096], path[4200], err[256];
+	struct cgroup_sel c;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	const char *mnt = NULL;
+
+	ck_assert_ptr_nonnull(f);
+	/*
+	 * v2 ("0::/x") where mounted, else a v1 hierarchy mounted as
+	 * /sys/fs/cgroup/<controllers>, preferring one we are not at the root of
+	 */
+	while (fgets(line, sizeof(line), f)) {
+		char *ctl = strchr(line, ':'), *rel = ctl ? strchr(ctl + 1, ':') : NULL;
+		char try[4200];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!rel)
+			continue;
+		*rel++ = '\0';
+		ctl++;
+		if (!*ctl)
+			snprintf(try, sizeof(try), "/sys/fs/cgroup%s", rel);
+		else
+			snprintf(try, sizeof(try), "/sys/fs/cgroup/%s%s",
+				 strncmp(ctl, "name=", 5) ? ctl : ctl + 5, rel);
+		if ((!*ctl && access("/sys/fs/cgroup/cgroup.controllers", F_OK)) || access(try, F_OK))
+			continue;
+		if (!mnt || strcmp(rel, "/")) {
+			mnt = "found";
+			snprintf(path, sizeof(path), "%s", try);
+		}
+		if (strcmp(rel, "/"))
+			break;
+	}
+	fclose(f);
+	if (!mnt || access(path, F_OK)) {
+		fprintf(stderr, "check_host: no mounted cgroup of ours to test (%s)\n",
+			mnt ? path : "none found");
+		return;
+	}
+	ck_assert_msg(cgroup_sel_open(&c, path, err, sizeof(err)) == 0, "%s: %s", path, err);
+	ck_assert_int_eq(cgroup_sel_has(getpid(), &c), 1);
+	ck_assert_int_eq(cgroup_sel_has(4194303, &c), -1);
+	ck_assert_int_ne(cgroup_sel_open(&c, "/nonexistent", err, sizeof(err)), 0);
+	ck_assert(strstr(err, "no such cgroup directory"));
+	ck_assert_int_ne(cgroup_sel_open(&c, "/tmp", err, sizeof(err)), 0);
+	ck_assert(strstr(err, "not inside a mounted cgroup hierarchy"));
+}
+END_TEST
+
+/* The undo log: steps replayed in reverse, failures counted, the list emptied. */
+START_TEST(test_undo)
+{
+	struct tfs_undo_list u = { 0 };
+	char path[128], bad[128];
+
+	mkdir_tmp();
+	put("tracing_on", "1\n");
+	put("trigger", "");
+	snprintf(path, sizeof(path), "%s/tracing_on", dir);
+	/* what was there, then a later change of the same file */
+	ck_assert_int_eq(tfs_undo_write(&u, path, "1", false), 0);
+	ck_assert_int_eq(tfs_write_file(path, "0", false), 0);
+	ck_assert_int_eq(tfs_undo_write(&u, path, "2", false), 0);
+	/* an append (a trigger removal: "!stacktrace") */
+	snprintf(path, sizeof(path), "%s/trigger", dir);
+	ck_assert_int_eq(tfs_undo_write(&u, path, "!stacktrace", true), 0);
+	/* a step recorded for a change that then failed is dropped */
+	ck_assert_int_eq(tfs_undo_write(&u, path, "never", true), 0);
+	tfs_undo_drop_last(&u);
+	/* a file that cannot be written counts as a failure, the rest still runs */
+	snprintf(bad, sizeof(bad), "%s/missing/file", dir);
+	ck_assert_int_eq(tfs_undo_write(&u, bad, "x", false), 0);
+	ck_assert_uint_eq(u.n, 4);
+	ck_assert_uint_eq(tfs_undo_run(&u), 1);
+	ck_assert_uint_eq(u.n, 0);
+	/* reverse order: "2" then "1", so the file is as first found */
+	ck_assert_str_eq(get("tracing_on"), "1");
+	ck_assert_str_eq(get("trigger"), "!stacktrace");
+	/* an empty log runs clean */
+	ck_assert_uint_eq(tfs_undo_run(&u), 0);
+	rm_tmp();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("host");
+	TCase *tc = tcase_create("host");
+
+	tcase_add_test(tc, test_psi);
+	tcase_add_test(tc, test_throttle);
+	tcase_add_test(tc, test_cgroup_self);
+	tcase_add_test(tc, test_undo);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
