@@ -12,6 +12,7 @@
 #                                perf sched timehist
 #   memory    bench/memory.sh    peak RSS of runq, 10 s vs. 60 s window
 #   startup   bench/startup.sh   launch -> tracing on, end of window -> exit
+#   proc      bench/proc.sh      the proc backend's own CPU: 1, 100, 1000 threads
 #
 # --quick runs each section small (about 5 minutes in all) to check that
 # the suite works; the numbers it gives are noisy. The full run takes 15-20
@@ -31,7 +32,7 @@ set -u
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 QUICK=""
-ONLY="overhead,decode,memory,startup"
+ONLY="overhead,decode,memory,startup,proc"
 OUTDIR=""
 REPORT_ONLY=0
 while [ $# -gt 0 ]; do
@@ -84,6 +85,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 	section decode
 	section memory
 	section startup
+	section proc
 fi
 
 # ---------------------------------------------------------------- report
@@ -242,6 +244,18 @@ report() {
 		}' "$OUTDIR/startup.tsv"
 		echo
 		echo "offcpu-ftrace: teardown = exit - (tracing on + its 1 s window). bpftrace, perf: SIGINT -> exit."
+	fi
+	if want proc && [ -s "$OUTDIR/proc.tsv" ]; then
+		echo
+		echo "## The proc backend's own CPU (no tracing; sampled /proc)"
+		echo
+		echo "| threads | --rate Hz | mode | window s | CPU s | share of one core |"
+		echo "|---:|---:|---|---:|---:|---:|"
+		tail -n +2 "$OUTDIR/proc.tsv" | while IFS=$'\t' read -r n hz mode w cpu pct; do
+			echo "| $n | $hz | $mode | $w | $cpu | $pct% |"
+		done
+		echo
+		echo "Past 10000 /proc file reads a second the rate is lowered (totals stay exact)."
 	fi
 	echo
 	echo "## Targets"

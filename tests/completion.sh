@@ -48,7 +48,7 @@ expect "--backend --compat --pid --interval" offcpu-ftrace runq --
 expect "--kernel-stacks --state --folded" offcpu-ftrace offcpu --
 expect_not "--kernel-stacks" offcpu-ftrace runq --
 expect "--dry-run --tracefs" offcpu-ftrace cleanup --
-expect "auto hist ring perf" offcpu-ftrace runq --backend ""
+expect "auto hist ring perf proc" offcpu-ftrace runq --backend ""
 expect "openmetrics" offcpu-ftrace runq --format o
 expect "bpftrace bcc kernel json" offcpu-ftrace compare --format-a ""
 expect "bcc bpftrace perf" offcpu-ftrace runq -L --compat ""

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,19 +128,43 @@ int child_release(struct child *c, const char *name, char *err, size_t errlen)
 
 bool child_exited(struct child *c)
 {
-	if (!c->done && c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid)
-		c->done = true;
+	siginfo_t si;
+
+	if (!c->done && c->pid > 0) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == c->pid)
+			c->done = true;
+	}
 	return c->done;
+}
+
+/* wait4() for the child, blocking or not; true when it was reaped. */
+static bool reap(struct child *c, int flags)
+{
+	struct rusage ru;
+
+	if (c->reaped || c->pid <= 0)
+		return c->reaped;
+	if (wait4(c->pid, &c->status, flags, &ru) != c->pid)
+		return false;
+	c->reaped = c->done = true;
+	c->cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+		    ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
+	return true;
+}
+
+void child_reap(struct child *c)
+{
+	if (c->done)
+		reap(c, 0);
 }
 
 int child_wait(struct child *c)
 {
-	while (!c->done && c->pid > 0) {
-		if (waitpid(c->pid, &c->status, 0) == c->pid)
-			c->done = true;
-		else if (errno != EINTR)
+	while (!reap(c, 0) && c->pid > 0)
+		if (errno != EINTR)
 			return 127;
-	}
 	if (WIFEXITED(c->status))
 		return WEXITSTATUS(c->status);
 	if (WIFSIGNALED(c->status))
@@ -154,9 +179,9 @@ void child_abort(struct child *c)
 	if (c->err_fd >= 0)
 		close(c->err_fd);
 	c->go_fd = c->err_fd = -1;
-	if (c->pid > 0 && !c->done) {
+	if (c->pid > 0 && !c->reaped) {
 		kill(c->pid, SIGKILL);
 		waitpid(c->pid, &c->status, 0);
-		c->done = true;
+		c->done = c->reaped = true;
 	}
 }

@@ -4,14 +4,18 @@
 #define OFFCPU_CHILD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct child {
 	pid_t pid;
 	int go_fd;	/* write end: releases the child */
 	int err_fd;	/* read end: exec's errno, or EOF when exec worked */
-	bool done;
-	int status;	/* waitpid status once done */
+	bool done;	/* it has exited (perhaps not yet reaped) */
+	bool reaped;
+	int status;	/* wait status once reaped */
+	uint64_t cpu_ns;	/* once reaped: its and its waited-for children's
+			 * user + system time (rusage) */
 };
 
 /*
@@ -24,8 +28,13 @@ int child_can_exec(const char *name, char *err, size_t errlen);
 int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen);
 /* Let it exec. 0, or -errno when exec failed (message in @err). */
 int child_release(struct child *c, const char *name, char *err, size_t errlen);
-/* Has it exited? Reaps it and sets c->status. */
+/*
+ * Has it exited? Leaves it unreaped (a zombie), so a sampler can still
+ * read its final counters; child_reap() then collects it.
+ */
 bool child_exited(struct child *c);
+/* Reap an exited child: c->status and c->cpu_ns. */
+void child_reap(struct child *c);
 /* Wait for it (after our window), forwarding nothing; returns its exit status
  * as a shell would: the code, or 128 + the signal. */
 int child_wait(struct child *c);

@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "choose.h"
 #include "perf_backends.h"
+#include "proc_backends.h"
 #include "perfcaps.h"
 #include "tfs_caps.h"
 #include "tracefs_backends.h"
@@ -165,7 +167,8 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 		out->reason = CHOSEN_PERF;
 		snprintf(out->why, sizeof(out->why), "%s; perf events allowed (%s)", rw,
 			 c->perf_why);
-	} else if (c->proc_ok) {
+	} else if (c->proc_ok && !c->tfs_asked) {
+		/* (--tracefs DIR asks for tracing: say why it cannot, not sample) */
 		out->kind = BK_PROC;
 		out->reason = CHOSEN_PROC;
 		snprintf(out->why, sizeof(out->why), "no tracing here (ring: %s; perf: %s): "
@@ -173,8 +176,11 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 	} else {
 		out->reason = CHOSEN_NONE;
 		snprintf(out->why, sizeof(out->why), "no backend can trace here: ring: %s; "
-			 "perf: %s", rw, !c->perf_allowed ? c->perf_why : "cannot read the event "
-			 "formats in tracefs (needs root or CAP_DAC_READ_SEARCH)");
+			 "perf: %s%s", rw, c->perf_allowed && c->tfs_found ? "cannot read the event "
+			 "formats in tracefs (needs root or CAP_DAC_READ_SEARCH)" :
+			 c->perf_allowed ? "needs tracefs's event formats" : c->perf_why,
+			 c->tfs_asked ? "" : "; proc: /proc/<pid>/task/<tid>/schedstat is not "
+			 "readable (CONFIG_SCHED_INFO)");
 	}
 }
 
@@ -184,6 +190,7 @@ void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 	struct perf_caps pc;
 
 	memset(c, 0, sizeof(*c));
+	c->tfs_asked = tracefs != NULL;
 	if (t) {
 		tfs_caps_probe(tracefs, t);
 		c->tfs_found = t->found;
@@ -203,6 +210,7 @@ void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 	}
 	perf_caps_probe(&pc);
 	c->perf_allowed = pc.allowed;
+	c->proc_ok = access("/proc/self/schedstat", R_OK) == 0;
 	snprintf(c->perf_why, sizeof(c->perf_why), "%s", pc.why);
 	c->drops = DROPS_UNKNOWN;
 	if (drops && choose_needs_drop_probe(c, "auto")) {
@@ -230,6 +238,7 @@ const struct backend_ops *backend_ops_of(enum backend_kind k)
 	case BK_FILE:
 		return &file_backend_ops;
 	case BK_PROC:
+		return &proc_backend_ops;
 	case BK_NONE:
 		break;
 	}

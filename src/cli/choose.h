@@ -44,6 +44,7 @@ const char *hist_refusal_text(enum hist_refusal r);
 /* What the host offers the backends. */
 struct host_caps {
 	/* tracefs */
+	bool tfs_asked;			/* --tracefs DIR: tracing was asked for */
 	bool tfs_found, tfs_writable, tfs_not_root;
 	char tfs_dir[4096];
 	char tfs_why[256];		/* when not found or not writable */

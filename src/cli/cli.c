@@ -77,6 +77,7 @@ enum {
 	OPT_TOP,
 	OPT_MAX_STACKS,
 	OPT_RECORD,
+	OPT_RATE,
 };
 
 /* the commands an option belongs to */
@@ -207,7 +208,7 @@ static int set_format(struct trace_opts *o, const struct optdef *d, const char *
 
 static int set_backend(struct trace_opts *o, const struct optdef *d, const char *arg)
 {
-	static const char *const names[] = { "auto", "hist", "ring", "perf", NULL };
+	static const char *const names[] = { "auto", "hist", "ring", "perf", "proc", NULL };
 	int i, ret = pick(o, d, arg, names, &i);
 
 	if (ret < 0)
@@ -272,6 +273,7 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 		{ OPT_STACK_DEPTH, 1, STACK_MAX_DEPTH, "a count (1..127)" },
 		{ OPT_TOP, 1, 1u << 24, "a count (1..16777216)" },
 		{ OPT_MAX_STACKS, 1, 1u << 24, "a count (1..16777216)" },
+		{ OPT_RATE, 1, 1000, "a rate in samples per second (1..1000)" },
 	};
 	unsigned i;
 	uint64_t v;
@@ -296,6 +298,7 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 	case OPT_STACK_DEPTH: o->stack_depth = (uint32_t)v; break;
 	case OPT_TOP: o->top = (uint32_t)v; break;
 	case OPT_MAX_STACKS: o->max_stacks = (uint32_t)v; break;
+	case OPT_RATE: o->rate_hz = (unsigned)v; break;
 	}
 	return -1;
 }
@@ -352,6 +355,7 @@ static const struct optdef optdefs[] = {
 	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU, set_number, "offcpu" },
 	{ "record", A, OPT_RECORD, C_TRACE, set_string, NULL },
 	{ "output", A, 'o', C_RECORD, set_string, NULL },
+	{ "rate", A, OPT_RATE, C_TRACE, set_number, NULL },
 };
 #undef A
 #undef N

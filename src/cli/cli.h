@@ -31,6 +31,7 @@ struct trace_opts {
 	const char *backend;		/* "auto" or a backend name */
 	const char *tracefs;
 	uint32_t max_tasks, max_groups, buffer_kb;
+	unsigned rate_hz;		/* --rate: proc backend samples per second */
 	uint64_t duration_ns;		/* 0 = until a signal */
 	uint64_t count;			/* intervals to print */
 	bool dry_run;			/* parse only (man page examples) */

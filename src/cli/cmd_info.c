@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -73,6 +74,30 @@ static void print_drops(const struct host *h)
 		       "sched_switch)\n");
 }
 
+/*
+ * What an ordinary user would get here (info run as root): tracefs only
+ * if others may enter it, perf tracepoint samples only at
+ * perf_event_paranoid -1, never a writable tracefs.
+ */
+static void unprivileged_caps(const struct host *h, struct host_caps *u)
+{
+	struct stat st;
+
+	*u = h->caps;
+	u->tfs_writable = false;
+	u->tfs_not_root = true;
+	if (u->tfs_found && (stat(u->tfs_dir, &st) || !(st.st_mode & S_IXOTH))) {
+		u->tfs_found = false;
+		snprintf(u->tfs_why, sizeof(u->tfs_why), "tracefs at %.200s is mode %04o: other "
+			 "users cannot read it", u->tfs_dir, (unsigned)(st.st_mode & 07777));
+	}
+	u->perf_allowed = h->pc.paranoid == -1;
+	if (!u->perf_allowed)
+		snprintf(u->perf_why, sizeof(u->perf_why), "perf_event_paranoid is %d: tracepoint "
+			 "samples need -1 without CAP_PERFMON", h->pc.paranoid);
+	u->drops = DROPS_UNKNOWN;
+}
+
 static void print_choices(const struct host *h, bool json)
 {
 	struct choice ch;
@@ -96,6 +121,26 @@ static void print_choices(const struct host *h, bool json)
 		snprintf(buf, sizeof(buf), "%s:", scenarios[i].name);
 		printf("backend %-13s %s (%s)\n", buf, backend_ops_of(ch.kind) ?
 		       backend_ops_of(ch.kind)->name : "none", ch.why);
+	}
+	if (h->pc.root) {
+		struct host_caps u;
+		const char *name;
+
+		unprivileged_caps(h, &u);
+		backend_choose(&u, "auto", HIST_CAN, &ch);
+		name = backend_ops_of(ch.kind) ? backend_ops_of(ch.kind)->name : NULL;
+		if (!json) {
+			printf("unprivileged users:   %s (%s)\n", name ? name : "none", ch.why);
+			return;
+		}
+		printf(",\"unprivileged\":{\"backend\":");
+		if (name)
+			printf("\"%s\"", name);
+		else
+			printf("null");
+		printf(",\"why\":");
+		json_str(stdout, ch.why, sizeof(ch.why));
+		printf("}");
 	}
 }
 

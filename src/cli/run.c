@@ -287,6 +287,9 @@ static int trace_loop(struct run *r)
 			ret = collect_or_drain(r);
 			if (ret)
 				return EXIT_FAIL;
+			/* its final counters are read: collect it, and its CPU time */
+			if (r->have_child)
+				child_reap(&r->child);
 			if (sig_count >= 2)
 				return 128 + sig_last;
 			if (o->record_path && finish_record(r, window_start, now))
@@ -418,6 +421,8 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 	memset(req, 0, sizeof(*req));
 	req->tracefs = o->tracefs;
 	req->buffer_kb = o->buffer_kb;
+	req->pid = o->pid;
+	req->rate_hz = o->rate_hz;
 	if (o->pid >= 0) {
 		/* in-kernel pre-filter; the analyzer still checks each tgid */
 		ret = proc_threads(o->pid, &r->tids);

@@ -171,6 +171,7 @@ static void triage_scope(const struct run *r, char *scope, size_t slen, char *ne
 
 static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t recovered)
 {
+	struct backend_sampling smp;
 	const struct trace_opts *o = r->o;
 	char scope[4200], next[4200], tool[4200];
 	const struct group *g;
@@ -230,6 +231,10 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 	in.inferred = r->an.counts.inferred;
 	in.recovered = recovered;
 	in.partial = lost || analyzer_partial(&r->an);
+	if (r->ops->sampling && !r->ops->sampling(r->b, &smp)) {
+		in.sampling = &smp;
+		in.command_cpu_ns = r->have_child && r->child.reaped ? r->child.cpu_ns : 0;
+	}
 	errno = 0;
 	triage_print(stdout, o->fmt, &in);
 	return ferror(stdout) ? (errno ? -errno : -EIO) : 0;
@@ -240,6 +245,7 @@ int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	const struct trace_opts *o = r->o;
 	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
 	uint64_t lost = 0, lost_iv[1024], recovered = 0;
+	struct backend_sampling smp;
 	struct stack_report sr;
 	struct report rep;
 	unsigned i;
@@ -280,6 +286,10 @@ int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	rep.groups = &m->groups;
 	rep.lost = lost;
 	rep.recovered = recovered;
+	if (r->ops->sampling && !r->ops->sampling(r->b, &smp)) {
+		rep.sampling = &smp;
+		rep.command_cpu_ns = r->have_child && r->child.reaped ? r->child.cpu_ns : 0;
+	}
 	rep.lost_cpu = lost_iv;
 	rep.ncpu = r->ncpu;
 	if (o->kstack || o->ustack) {

@@ -21,6 +21,8 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	if (!an->cfg.unit_ns)
 		an->cfg.unit_ns = 1000;
 	an->dead_bits = sched_states_mask(&cfg->states, "XZ");
+	an->s_bits = sched_states_mask(&cfg->states, "S");
+	an->d_bits = sched_states_mask(&cfg->states, "D");
 	an->cur = malloc(AN_MAX_CPUS * sizeof(*an->cur));
 	an->cur_ts = calloc(AN_MAX_CPUS, sizeof(*an->cur_ts));
 	if (!an->cur || !an->cur_ts) {
@@ -348,6 +350,15 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN &&
 	    !sched_state_runnable(&c->states, t->off_state))
 		record(an, &an->blk, d, t->tid, tgid, cpu, comm);
+	/* blocked time by the state it began in */
+	if (t->off_state == SCHED_STATE_UNKNOWN)
+		an->counts.blocked_other_ns += d;
+	else if ((uint64_t)t->off_state & an->s_bits)
+		an->counts.blocked_s_ns += d;
+	else if ((uint64_t)t->off_state & an->d_bits)
+		an->counts.blocked_d_ns += d;
+	else if (!sched_state_runnable(&c->states, t->off_state))
+		an->counts.blocked_other_ns += d;
 	if (c->stacks) {
 		int64_t id = t->tid;
 
@@ -687,6 +698,38 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 				(an->cfg.key == KEY_PID && (tid == tgid || !g->comm[0]))))
 		snprintf(g->comm, COMM_LEN, "%s", comm);
 	hist_add_n(&g->h, v, n, sum_ns);
+}
+
+/* @n intervals summing to @ns in @m's group of @tid: totals only */
+static void add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+		       int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
+{
+	struct group *g;
+
+	if (!n && !ns)
+		return;
+	g = group_of(an, m, tid, tgid, -1, comm);
+	if (g)
+		hist_add_total(&g->h, n, ns, an->cfg.unit_ns);
+}
+
+void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
+{
+	int32_t tgid = -2;
+
+	if (t->tid <= 0 || !task_wanted(an, t->tid, t->comm, &tgid))
+		return;
+	if (an->cfg.modes & AN_RUNQ)
+		add_totals(an, &an->runq, t->tid, tgid, t->comm, t->runq_n, t->runq_ns);
+	if (an->cfg.modes & AN_OFFCPU)
+		add_totals(an, &an->off, t->tid, tgid, t->comm, t->off_n, t->off_ns);
+	if (an->cfg.triage) {
+		add_totals(an, &an->blk, t->tid, tgid, t->comm, t->blk_n, t->blk_ns);
+		an->counts.oncpu_ns += t->oncpu_ns;
+	}
+	an->counts.blocked_s_ns += t->s_ns;
+	an->counts.blocked_d_ns += t->d_ns;
+	an->counts.blocked_other_ns += t->other_ns;
 }
 
 void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,

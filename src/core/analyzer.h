@@ -103,6 +103,9 @@ struct an_counts {
 	uint64_t unmeasured;		/* run-queue waits of selected threads
 					 * lost to such a gap */
 	uint64_t no_stack;		/* ... summed without the stack asked for */
+	/* off-CPU time of intervals that began asleep (S), in an
+	 * uninterruptible wait (D: disk, some locks), or other blocked */
+	uint64_t blocked_s_ns, blocked_d_ns, blocked_other_ns;
 };
 
 struct an_mode_state {
@@ -120,6 +123,7 @@ struct analyzer {
 	struct an_mode_state blk;	/* triage: off-CPU intervals begun blocked */
 	struct an_counts counts;
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
+	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
@@ -165,6 +169,23 @@ static inline bool analyzer_partial(const struct analyzer *an)
 {
 	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0;
 }
+
+/*
+ * Sampling backends (proc): one thread's totals over the interval, from
+ * the kernel's counters: no interval has a time of its own, so they are
+ * counted and summed but never bucketed. Filters and grouping apply as
+ * for events.
+ */
+struct an_thread {
+	int32_t tid;
+	const char *comm;
+	uint64_t runq_n, runq_ns;	/* waits for a CPU (schedstat) */
+	uint64_t off_n, off_ns;		/* off-CPU intervals (switches), time off */
+	uint64_t blk_n, blk_ns;		/* of those, blocked: neither running nor waiting */
+	uint64_t oncpu_ns;
+	uint64_t s_ns, d_ns, other_ns;	/* blocked time by sampled state */
+};
+void analyzer_add_thread(struct analyzer *an, const struct an_thread *t);
 
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);

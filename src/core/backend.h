@@ -43,6 +43,8 @@ struct trace_req {
 	const char *replay_path;	/* file backend: the recording to read */
 	bool waking;			/* also sched_waking (--compat=perf) */
 	bool fork;			/* also sched_process_fork (follow children) */
+	int32_t pid;			/* -p (the process), or -1 */
+	unsigned rate_hz;		/* sampling backends: samples per second */
 	bool kstack;			/* kernel stacks of switch-outs */
 	bool ustack;			/* user stacks of switch-outs */
 	const char *stack_states;	/* --state letters (NULL all): only
@@ -62,6 +64,19 @@ struct trace_req {
 };
 
 #define BACKEND_ERRLEN 256
+
+/* What a sampling backend (proc) saw: how far its totals reach. */
+struct backend_sampling {
+	double hz;			/* samples per second asked for */
+	double hz_min;			/* the lowest rate used (lowered to bound
+					 * the cost when many threads are sampled) */
+	uint64_t threads;		/* threads sampled in the window */
+	uint64_t vanished;		/* of those, gone between two samples: the
+					 * time since their last sample is not seen */
+	uint64_t cpu_seen_ns;		/* on-CPU time of the threads sampled */
+	const char *stacks;		/* -K frames: "stack" (root), "wchan" (own
+					 * processes), or NULL */
+};
 
 struct backend_ops {
 	const char *name;
@@ -127,6 +142,11 @@ struct backend_ops {
 	 * context-switch records), cumulative
 	 */
 	uint64_t (*recovered)(struct backend *b);
+	/*
+	 * optional, sampling backends: fill @s; 0. Their totals come from the
+	 * kernel's counters, their distributions and stacks from samples.
+	 */
+	int (*sampling)(struct backend *b, struct backend_sampling *s);
 	/* optional: why the last start() or stop() failed, in words */
 	const char *(*why)(struct backend *b);
 	/*

@@ -94,6 +94,14 @@ void hist_add_n(struct hist *h, uint64_t v, uint64_t n, uint64_t sum_ns)
 	h->fine[fi] = f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
 }
 
+void hist_add_total(struct hist *h, uint64_t n, uint64_t sum_ns, uint64_t unit_ns)
+{
+	h->count += n;
+	h->untimed += n;
+	h->sum_ns += sum_ns;
+	h->sum = h->sum_ns / (unit_ns ? unit_ns : 1);
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
 	unsigned i;
@@ -111,6 +119,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	if (src->max > dst->max)
 		dst->max = src->max;
 	dst->count += src->count;
+	dst->untimed += src->untimed;
 	dst->sum += src->sum;
 	dst->sum_ns += src->sum_ns;
 }
@@ -140,8 +149,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
 	uint64_t rank, seen = 0, lo, hi, mid;
 	unsigned i;
 
-	if (!h->count)
-		return 0;
+	if (!h->count || h->untimed)
+		return 0;	/* untimed intervals have no place in the order */
 	/* rank of the p-th percentile sample, 1-based (nearest-rank method) */
 	rank = (uint64_t)((p / 100.0) * (double)h->count);
 	if ((double)rank < (p / 100.0) * (double)h->count)

@@ -22,6 +22,8 @@ struct hist {
 	uint64_t sum;		/* in the output unit, sum of floored values */
 	uint64_t sum_ns;	/* exact sum before unit conversion */
 	uint64_t min, max;	/* in the output unit; min valid when count>0 */
+	uint64_t untimed;	/* of count: known only as a total (sampled from
+				 * /proc), in no bucket and no percentile */
 	uint32_t fine[HIST_FINE_SLOTS];
 };
 
@@ -33,6 +35,16 @@ void hist_add(struct hist *h, uint64_t ns, uint64_t unit_ns);
  * (an in-kernel histogram's bucket).
  */
 void hist_add_n(struct hist *h, uint64_t v, uint64_t n, uint64_t sum_ns);
+/*
+ * Add @n intervals known only by their total @sum_ns (the kernel's own
+ * counters, sampled): counted and summed, never bucketed.
+ */
+void hist_add_total(struct hist *h, uint64_t n, uint64_t sum_ns, uint64_t unit_ns);
+/* Every interval counted is in a bucket (none is untimed). */
+static inline bool hist_timed(const struct hist *h)
+{
+	return h->untimed == 0;
+}
 /* Add the contents of @src into @dst. */
 void hist_merge(struct hist *dst, const struct hist *src);
 

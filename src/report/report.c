@@ -5,37 +5,7 @@
 
 #include "escape.h"
 #include "report.h"
-
-static const char *key_name(enum an_key k)
-{
-	switch (k) {
-	case KEY_PID:
-		return "pid";
-	case KEY_TID:
-		return "tid";
-	case KEY_CPU:
-		return "cpu";
-	default:
-		return NULL;
-	}
-}
-
-static size_t comm_len(const char *c)
-{
-	return strnlen(c, COMM_LEN);
-}
-
-/* comm for text output: control characters would corrupt the layout */
-static void text_comm(FILE *f, const char *s)
-{
-	size_t i, n = comm_len(s);
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
-}
+#include "report_local.h"
 
 static void print_timestamp(FILE *f, const struct report *r)
 {
@@ -50,7 +20,7 @@ static void print_timestamp(FILE *f, const struct report *r)
 static void print_section_head(FILE *f, const struct report *r,
 			       const struct group *g)
 {
-	const char *kn = key_name(r->key);
+	const char *kn = report_key_name(r->key);
 
 	if (!kn)
 		return;
@@ -61,7 +31,7 @@ static void print_section_head(FILE *f, const struct report *r,
 	fprintf(f, "\n%s = %" PRId64, kn, g->id);
 	if (g->comm[0]) {
 		fputc(' ', f);
-		text_comm(f, g->comm);
+		report_text_comm(f, g->comm);
 	}
 	fputc('\n', f);
 }
@@ -129,6 +99,14 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (c->tgid_unknown)
 		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
 			c->tgid_unknown);
+	if (strcmp(r->command, "runq") &&
+	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
+		fprintf(f, "# blocked by state: sleeping (S) %.1f ms, uninterruptible (D, disk and "
+			"some locks) %.1f ms, other %.1f ms%s\n", (double)c->blocked_s_ns / 1e6,
+			(double)c->blocked_d_ns / 1e6, (double)c->blocked_other_ns / 1e6,
+			r->sampling ? " (split by the states sampled)" : "");
+	if (r->sampling)
+		sampled_print_footer(f, r->sampling, r->command_cpu_ns);
 }
 
 /* under a group's summary: the waits it had that are not in its histogram */
@@ -151,6 +129,11 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 		/* folded output stays pure for flame graph tools */
 		stacks_print_text(f, r->stacks);
 		print_trailer(r->stacks->folded ? stderr : f, r);
+		return;
+	}
+	if (r->sampling) {
+		sampled_print_table(f, r);
+		print_trailer(f, r);
 		return;
 	}
 	if (fmt == FMT_BPFTRACE)
@@ -195,7 +178,7 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 static void json_group(FILE *f, const struct report *r, const struct group *g)
 {
 	const struct hist *h = &g->h;
-	const char *kn = key_name(r->key);
+	const char *kn = report_key_name(r->key);
 	int lo = hist_min_slot(h), hi = hist_max_slot(h), k;
 
 	fputc('{', f);
@@ -211,11 +194,18 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 		}
 	}
 	fprintf(f, "\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"sum_ns\":%" PRIu64
-		",\"unmeasured\":%" PRIu64 ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
-		",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
-		h->count, h->sum, h->sum_ns, g->unmeasured, h->count ? h->min : 0, h->max,
-		hist_percentile(h, 50), hist_percentile(h, 90),
-		hist_percentile(h, 99));
+		",\"unmeasured\":%" PRIu64, h->count, h->sum, h->sum_ns, g->unmeasured);
+	if (!hist_timed(h)) {
+		/* totals from the kernel's counters: no interval has a time */
+		fputs(",\"min\":null,\"max\":null,\"p50\":null,\"p90\":null,\"p99\":null"
+		      ",\"buckets\":[", f);
+		lo = -1;
+	} else {
+		fprintf(f, ",\"min\":%" PRIu64 ",\"max\":%" PRIu64 ",\"p50\":%" PRIu64
+			",\"p90\":%" PRIu64 ",\"p99\":%" PRIu64 ",\"buckets\":[",
+			h->count ? h->min : 0, h->max, hist_percentile(h, 50), hist_percentile(h, 90),
+			hist_percentile(h, 99));
+	}
 	for (k = lo; lo >= 0 && k <= hi; k++)
 		fprintf(f, "%s{\"low\":%" PRIu64 ",\"high\":%" PRIu64
 			",\"count\":%" PRIu64 "}", k == lo ? "" : ",",
@@ -245,9 +235,9 @@ static void print_json(FILE *f, struct report *r)
 	json_str(f, r->clock, 32);
 	fputs(",\"unit\":", f);
 	json_str(f, r->unit, 16);
-	fprintf(f, ",\"key\":%s%s%s", key_name(r->key) ? "\"" : "",
-		key_name(r->key) ? key_name(r->key) : "null",
-		key_name(r->key) ? "\"" : "");
+	fprintf(f, ",\"key\":%s%s%s", report_key_name(r->key) ? "\"" : "",
+		report_key_name(r->key) ? report_key_name(r->key) : "null",
+		report_key_name(r->key) ? "\"" : "");
 	fprintf(f, ",\"window\":{\"duration_s\":%.6f,\"interval\":%u,\"final\":%s,"
 		"\"end_time\":%lld,\"stopped_by\":",
 		r->duration_s, r->interval, r->final ? "true" : "false",
@@ -264,6 +254,8 @@ static void print_json(FILE *f, struct report *r)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
 	fprintf(f, "],\"switch_records\":%" PRIu64 "},\"partial\":%s", r->recovered,
 		report_partial(r) ? "true" : "false");
+	if (r->sampling)
+		sampled_print_json(f, r->sampling, r->command_cpu_ns);
 	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
 		",\"open_at_end\":%" PRIu64 ",\"negative\":%" PRIu64
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
@@ -318,7 +310,7 @@ void om_histogram(FILE *f, const char *name, const char *labels, const struct hi
 
 static void om_labels(char *buf, size_t len, const struct report *r, const struct group *g)
 {
-	const char *kn = key_name(r->key);
+	const char *kn = report_key_name(r->key);
 	FILE *m = fmemopen(buf, len, "w");
 
 	if (!m) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "analyzer.h"
+#include "backend.h"
 #include "escape.h"
 #include "stackout.h"
 
@@ -41,6 +42,10 @@ struct report {
 	struct groups *groups;		/* sorted in place for printing */
 	const struct stack_report *stacks; /* offcpu -K/-U: print these */
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
+	/* a sampling backend's account (proc), NULL when events were traced */
+	const struct backend_sampling *sampling;
+	uint64_t command_cpu_ns;	/* -- COMMAND: its and its children's CPU time
+					 * (rusage), 0 unknown */
 	uint64_t lost;			/* events lost, all CPUs */
 	uint64_t recovered;		/* switches only a second source had
 					 * (perf's context-switch records) */

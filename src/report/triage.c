@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report_local.h"
 #include "triage.h"
 
 static const char *const psi_names[PSI_N] = { "cpu", "io", "memory" };
@@ -42,6 +43,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		v->blocked = (double)in->blocked_ns / total;
 	}
 	human(a, sizeof(a), (double)p99);
+	if (!hist_timed(in->runq))
+		snprintf(a, sizeof(a), "unknown (sampled)");
 	if (in->have_throttle && in->nr_throttled &&
 	    (double)in->throttled_ns >= in->th.throttle_share / 100.0 * in->window_s * 1e9) {
 		v->kind = VERDICT_THROTTLED;
@@ -67,6 +70,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		v->kind = VERDICT_BLOCKED;
 		v->name = "blocked";
 		human(b, sizeof(b), in->blocked->count ? (double)hist_percentile(in->blocked, 99) : 0);
+		if (!hist_timed(in->blocked))
+			snprintf(b, sizeof(b), "unknown (sampled)");
 		snprintf(v->why, sizeof(v->why), "threads were blocked (I/O, locks, sleeps) %.0f%% "
 			 "of their time, p99 %s; waits for a CPU were short (%.0f%%, p99 %s)",
 			 100 * v->blocked, b, 100 * v->waiting, a);
@@ -107,6 +112,10 @@ static void tail_cols(FILE *f, const struct hist *h)
 
 	if (!h->count) {
 		fputc('\n', f);
+		return;
+	}
+	if (!hist_timed(h)) {
+		fprintf(f, "  %32s\n", "totals only: sampled");
 		return;
 	}
 	human(a, sizeof(a), (double)hist_percentile(h, 50));
@@ -154,6 +163,8 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 			"missing from the trace, %" PRIu64 " waits not measured, %" PRIu64
 			" off-CPU intervals inferred: shares are approximate\n", in->lost,
 			in->missed_switch, in->unmeasured, in->inferred);
+	if (in->sampling)
+		sampled_print_footer(f, in->sampling, in->command_cpu_ns);
 	fprintf(f, "\nverdict: %s: %s\nnext: %s\n", v->name, v->why, v->next);
 }
 
@@ -205,6 +216,8 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 		PRIu64 ",\"inferred\":%" PRIu64 ",\"switch_records\":%" PRIu64
 		",\"partial\":%s", in->lost, in->missed_switch, in->unmeasured, in->inferred,
 		in->recovered, in->partial ? "true" : "false");
+	if (in->sampling)
+		sampled_print_json(f, in->sampling, in->command_cpu_ns);
 	fprintf(f, ",\"thresholds\":{\"runq_tail_us\":%" PRIu64 ",\"runq_share\":%u,"
 		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u}",
 		in->th.runq_tail_us, in->th.runq_share, in->th.blocked_share,

@@ -54,6 +54,8 @@ struct triage_in {
 	uint64_t unmeasured, inferred;	/* intervals the trace could not measure */
 	uint64_t recovered;		/* switches from perf's switch records */
 	bool partial;
+	const struct backend_sampling *sampling;	/* proc: what it saw, else NULL */
+	uint64_t command_cpu_ns;	/* -- COMMAND's rusage, 0 unknown */
 };
 
 struct verdict {

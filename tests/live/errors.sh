@@ -64,14 +64,19 @@ check_restored "unwritable output"
 "$BIN" runq -c 'a" || 1 &&' 0.2 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "odd COMM rejected"; }
 check_restored "odd COMM"
 
-# not root: says so, exit 1 (setpriv from util-linux drops to nobody)
+# not root: a tracing backend asked for says why it cannot run, exit 1
+# (setpriv from util-linux drops to nobody); auto samples /proc instead
 if command -v setpriv >/dev/null; then
 	cp "$BIN" "$TMP/bin" && chmod 755 "$TMP" "$TMP/bin"
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-		"$TMP/bin" runq 1 > "$TMP/o" 2> "$TMP/e"; rc=$?
-	[ $rc = 1 ] || { cat "$TMP/e"; fail "non-root run exited $rc, want 1"; }
+		"$TMP/bin" runq --backend=ring 1 > "$TMP/o" 2> "$TMP/e"; rc=$?
+	[ $rc = 1 ] || { cat "$TMP/e"; fail "non-root --backend=ring exited $rc, want 1"; }
 	grep -Eq "run as root" "$TMP/e" || { cat "$TMP/e"; fail "non-root error does not say 'run as root'"; }
+	[ "$(wc -l < "$TMP/e")" = 1 ] || { cat "$TMP/e"; fail "non-root error is not one line"; }
 	note "non-root: $(cat "$TMP/e")"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$TMP/bin" runq 0.3 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "non-root auto run failed"; }
+	grep -q "backend proc" "$TMP/o" || { cat "$TMP/o"; fail "non-root auto run is not the proc backend"; }
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$TMP/bin" info > "$TMP/o" 2> "$TMP/e" || fail "info as non-root failed"
 	check_restored "non-root"

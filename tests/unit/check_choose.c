@@ -111,6 +111,11 @@ START_TEST(test_fallbacks)
 	ck_assert_int_eq(ch.kind, BK_PROC);
 	ck_assert_int_eq(ch.reason, CHOSEN_PROC);
 	ck_assert(strstr(ch.why, "perf_event_paranoid is 2"));
+	/* --tracefs DIR asks for tracing: never /proc instead */
+	c.tfs_asked = true;
+	backend_choose(&c, "auto", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_NONE);
+	c.tfs_asked = false;
 	/* and without /proc's schedstat: nothing, every reason in one line */
 	c.proc_ok = false;
 	backend_choose(&c, "auto", HIST_CAN, &ch);

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Parsers of a thread's /proc files: schedstat, stat, status, wchan, stack. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "procread.h"
+
+int proc_parse_schedstat(const char *text, struct proc_sample *s)
+{
+	unsigned long long a, b, c;
+
+	if (sscanf(text, "%llu %llu %llu", &a, &b, &c) != 3)
+		return -EINVAL;
+	s->exec_ns = a;
+	s->run_delay_ns = b;
+	s->pcount = c;
+	return 0;
+}
+
+int proc_parse_stat(const char *text, struct proc_sample *s)
+{
+	/* comm is between the first "(" and the last ")": it may hold both */
+	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
+	unsigned long long v[20];
+	size_t n;
+	int i;
+
+	if (!open || !close || close < open || close[1] != ' ' || !close[2])
+		return -EINVAL;
+	n = (size_t)(close - open - 1);
+	if (n > sizeof(s->comm) - 1)
+		n = sizeof(s->comm) - 1;
+	memcpy(s->comm, open + 1, n);
+	s->comm[n] = '\0';
+	s->state = close[2];
+	/* fields 4 (ppid) .. 22 (starttime) */
+	p = close + 3;
+	for (i = 0; i < 19; i++) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		v[i] = strtoull(p, &end, 10);
+		if (end == p && *p != '-')
+			return -EINVAL;
+		if (*p == '-')		/* tty_nr/tpgid may be -1 */
+			(void)strtoll(p, &end, 10);
+		p = end;
+	}
+	s->ppid = (int32_t)v[0];
+	s->utime = v[10];	/* field 14 */
+	s->stime = v[11];
+	s->cutime = v[12];
+	s->cstime = v[13];
+	s->start_ticks = v[18];	/* field 22 */
+	return 0;
+}
+
+int proc_parse_status(const char *text, struct proc_sample *s)
+{
+	const char *v = strstr(text, "\nvoluntary_ctxt_switches:");
+	const char *nv = strstr(text, "\nnonvoluntary_ctxt_switches:");
+
+	const char *name = !strncmp(text, "Name:\t", 6) ? text + 6 : NULL;
+	const char *st = strstr(text, "\nState:\t");
+
+	if (!v || !nv)
+		return -EINVAL;
+	s->vol = strtoull(v + 25, NULL, 10);
+	s->invol = strtoull(nv + 28, NULL, 10);
+	/* the name and state too, so a sample need not read stat again */
+	if (name) {
+		size_t n = strcspn(name, "\n");
+
+		if (n > sizeof(s->comm) - 1)
+			n = sizeof(s->comm) - 1;
+		memcpy(s->comm, name, n);
+		s->comm[n] = '\0';
+	}
+	if (st && st[8])
+		s->state = st[8];
+	return 0;
+}
+
+bool proc_parse_wchan(const char *text, char fn[PROC_FRAME_LEN])
+{
+	size_t n = strcspn(text, "\n");
+
+	if (!n || (n == 1 && text[0] == '0'))
+		return false;
+	if (n >= PROC_FRAME_LEN)
+		n = PROC_FRAME_LEN - 1;
+	memcpy(fn, text, n);
+	fn[n] = '\0';
+	return true;
+}
+
+unsigned proc_parse_stack(const char *text, char frames[PROC_FRAMES][PROC_FRAME_LEN])
+{
+	const char *p = text;
+	unsigned n = 0;
+
+	while (*p && n < PROC_FRAMES) {
+		const char *eol = strchr(p, '\n'), *name, *end, *mod;
+		size_t len;
+
+		if (!eol)
+			eol = p + strlen(p);
+		name = strstr(p, "] ");
+		if (name && name < eol) {
+			name += 2;
+			/* "func+0x1b/0x80 [mod]": the name, then the module if any */
+			for (end = name; end < eol && *end != '+' && *end != ' '; end++)
+				;
+			len = (size_t)(end - name);
+			if (len >= PROC_FRAME_LEN)
+				len = PROC_FRAME_LEN - 1;
+			if (len) {
+				memcpy(frames[n], name, len);
+				frames[n][len] = '\0';
+				mod = memchr(end, '[', (size_t)(eol - end));
+				if (mod && len + 3 < PROC_FRAME_LEN) {
+					const char *me = memchr(mod, ']', (size_t)(eol - mod));
+
+					if (me)
+						snprintf(frames[n] + len, PROC_FRAME_LEN - len, " %.*s",
+							 (int)(me - mod + 1), mod);
+				}
+				n++;
+			}
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return n;
+}

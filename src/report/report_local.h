@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the report layer's files share among themselves (not for other layers). */
+#ifndef OFFCPU_REPORT_LOCAL_H
+#define OFFCPU_REPORT_LOCAL_H
+
+#include <stdio.h>
+
+#include "report.h"
+
+/* "pid", "tid", "cpu", or NULL for one histogram. */
+const char *report_key_name(enum an_key k);
+/* comm for text output: control characters would corrupt the layout */
+void report_text_comm(FILE *f, const char *s);
+
+/* sampled.c: a sampling backend's totals, as a table, a footer, JSON */
+void sampled_print_table(FILE *f, struct report *r);
+void sampled_print_footer(FILE *f, const struct backend_sampling *s, uint64_t command_cpu_ns);
+void sampled_print_json(FILE *f, const struct backend_sampling *s, uint64_t command_cpu_ns);
+
+#endif
