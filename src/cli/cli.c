@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "numparse.h"
+#include "tmount.h"
 
 void err_msg(const char *fmt, ...)
 {
@@ -19,6 +20,37 @@ void err_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+bool cli_tracefs_ready(const char *tracefs)
+{
+	char dir[4096], err[512];
+	int ret = tmount_ensure(tracefs, dir, sizeof(dir), err, sizeof(err));
+
+	if (ret < 0) {
+		err_msg("%s", err);
+		return false;
+	}
+	if (ret > 0)
+		err_msg("note: tracefs was not mounted: mounted it at %s for this run "
+			"(unmounted at exit)", dir);
+	return true;
+}
+
+void cli_tracefs_done(void)
+{
+	const char *at = tmount_mounted();
+	char dir[4096];
+	int ret;
+
+	if (!at)
+		return;
+	snprintf(dir, sizeof(dir), "%s", at);
+	ret = tmount_release();
+	if (ret == -EBUSY)
+		err_msg("note: left tracefs mounted at %s: another process uses it now", dir);
+	else if (ret)
+		err_msg("cannot unmount tracefs at %s: %s", dir, strerror(-ret));
 }
 
 int cli_getopt(const char *cmd, int argc, char **argv, const char *so,

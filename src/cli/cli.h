@@ -71,6 +71,14 @@ struct option;
 int cli_getopt(const char *cmd, int argc, char **argv, const char *so,
 	       const struct option *lo, bool first);
 
+/*
+ * Before a command that traces: mount tracefs when it is not mounted (as
+ * root, without --tracefs), saying so in one line. false when that failed
+ * (the error printed). main() unmounts it at the end (cli_tracefs_done).
+ */
+bool cli_tracefs_ready(const char *tracefs);
+void cli_tracefs_done(void);
+
 /* --help of a tracing command, on stdout. */
 void trace_help(const char *cmd);
 /* Parse runq/offcpu arguments. Returns -1 to continue, else an exit status. */

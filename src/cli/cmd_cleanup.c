@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tmount.h"
 #include "cli.h"
@@ -110,6 +111,9 @@ int cmd_cleanup(int argc, char **argv)
 		usage_err("cleanup", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	/* what killed runs left lives on in tracefs unmounted: mount it to look */
+	if (!cli_tracefs_ready(override))
+		return EXIT_FAIL;
 	if (tmount_find(override, dir, sizeof(dir), err, sizeof(err))) {
 		err_msg("%s", err);
 		return EXIT_FAIL;

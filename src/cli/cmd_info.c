@@ -14,6 +14,7 @@
 #include "perfcaps.h"
 #include "tfs_caps.h"
 #include "report.h"
+#include "tmount.h"
 
 struct host {
 	char kernel[128];
@@ -150,7 +151,8 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	if (c->found)
 		printf("tracefs:              %s (%s%s%s)\n", c->dir,
 		       c->writable ? "writable" : "not writable: ",
-		       c->writable ? "" : c->why, "");
+		       c->writable ? "" : c->why, tmount_mounted() ? "; it was not mounted: "
+		       "runs mount it here for their duration" : "");
 	else
 		printf("tracefs:              not usable: %s\n", c->why);
 	if (c->found) {
@@ -195,7 +197,8 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	json_str(stdout, h->kernel, sizeof(h->kernel));
 	printf(",\"tracefs\":{\"found\":%s,\"dir\":", c->found ? "true" : "false");
 	json_str(stdout, c->dir, sizeof(c->dir));
-	printf(",\"writable\":%s,\"why\":", c->writable ? "true" : "false");
+	printf(",\"writable\":%s,\"mounted_by_run\":%s,\"why\":", c->writable ? "true" : "false",
+	       tmount_mounted() ? "true" : "false");
 	json_str(stdout, c->why, sizeof(c->why));
 	printf(",\"clocks\":");
 	json_str(stdout, c->clocks, sizeof(c->clocks));
@@ -300,6 +303,11 @@ int cmd_info(int argc, char **argv)
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		err_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	/* a tracefs nobody mounted is mounted for the probe (and unmounted) */
+	if (!cli_tracefs_ready(dir)) {
+		free(c);
 		return EXIT_FAIL;
 	}
 	tfs_caps_probe(dir, c);

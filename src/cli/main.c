@@ -76,9 +76,15 @@ int main(int argc, char **argv)
 		printf("offcpu-ftrace %s\n", PACKAGE_VERSION);
 		return EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			int status = commands[i].fn(argc - 1, argv + 1);
+
+			/* what a run mounted (tracefs) goes, on every way out */
+			cli_tracefs_done();
+			return status;
+		}
+	}
 	fprintf(stderr, "offcpu-ftrace: unknown command '%s'\n"
 		"Try 'offcpu-ftrace --help'.\n", argv[1]);
 	return EXIT_USAGE;

@@ -579,7 +579,7 @@ int run_trace(const struct trace_opts *o)
 	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
-	if (!pick_backend(r, o)) {
+	if ((!o->replay_path && !cli_tracefs_ready(o->tracefs)) || !pick_backend(r, o)) {
 		free(r);
 		return EXIT_FAIL;
 	}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -109,3 +110,54 @@ bool tmount_writable(const char *dir)
 	return faccessat(AT_FDCWD, p, W_OK, AT_EACCESS) == 0;
 }
 
+
+/* what tmount_ensure() mounted, for tmount_release() */
+static char mounted_at[PATH_MAX];
+
+int tmount_ensure(const char *override, char *dir, size_t len, char *err, size_t errlen)
+{
+	char found[PATH_MAX], why[256];
+	struct stat st;
+
+	err[0] = '\0';
+	if (override || mounted_at[0])
+		return 0;
+	if (tmount_find(NULL, found, sizeof(found), why, sizeof(why)) == 0)
+		return 0;
+	/* only root may mount; others go on without tracefs (the proc backend) */
+	if (geteuid() != 0)
+		return 0;
+	if (stat(TMOUNT_DEFAULT, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s does not exist: this kernel has no tracefs "
+			 "(CONFIG_TRACING)", TMOUNT_DEFAULT);
+		return -ENOENT;
+	}
+	if (mount("nodev", TMOUNT_DEFAULT, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		int e = errno;
+
+		snprintf(err, errlen, "tracefs is not mounted and mounting it at %s failed: %s",
+			 TMOUNT_DEFAULT, strerror(e));
+		return -e;
+	}
+	snprintf(mounted_at, sizeof(mounted_at), "%s", TMOUNT_DEFAULT);
+	snprintf(dir, len, "%s", mounted_at);
+	return 1;
+}
+
+const char *tmount_mounted(void)
+{
+	return mounted_at[0] ? mounted_at : NULL;
+}
+
+int tmount_release(void)
+{
+	int ret = 0;
+
+	if (!mounted_at[0])
+		return 0;
+	/* not lazily: a tracefs someone now uses stays */
+	if (umount2(mounted_at, UMOUNT_NOFOLLOW))
+		ret = -errno;
+	mounted_at[0] = '\0';
+	return ret;
+}

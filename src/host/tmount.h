@@ -15,4 +15,22 @@ int tmount_find(const char *override, char *dir, size_t len, char *err, size_t e
 /* Can we write to tracefs at @dir (not read-only, instances/ writable)? */
 bool tmount_writable(const char *dir);
 
+#define TMOUNT_DEFAULT "/sys/kernel/tracing"
+
+/*
+ * As root, when tracefs is mounted neither at a tracefs mount nor under
+ * debugfs (and no --tracefs @override was given), mount it at
+ * TMOUNT_DEFAULT for this run, as perf and bpftrace do. Returns 1 when it
+ * mounted it (its directory in @dir), 0 when nothing was needed or
+ * possible (not root), or a negative errno with the reason in @err.
+ */
+int tmount_ensure(const char *override, char *dir, size_t len, char *err, size_t errlen);
+/* Where tmount_ensure() mounted tracefs, or NULL. */
+const char *tmount_mounted(void);
+/*
+ * Unmount what tmount_ensure() mounted. 0, or a negative errno (-EBUSY:
+ * something else uses it now, so it stays mounted).
+ */
+int tmount_release(void);
+
 #endif
