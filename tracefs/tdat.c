@@ -430,17 +430,41 @@ static int scan_printk(struct rd *r)
 	return ret;
 }
 
+/* v6: a part is where the scan of it started, to where it ended */
+static void v6_part(struct rd *r, enum tdat_part_id id, uint64_t at)
+{
+	r->t->part[id].offset = at;
+	r->t->part[id].size = r->off - at;
+}
+
 static int scan_v6_headers(struct rd *r, uint32_t *cpus)
 {
+	uint64_t at;
 	int ret;
 
-	if ((ret = scan_header_info(r)) ||
-	    (ret = scan_ftrace_formats(r)) ||
-	    (ret = scan_event_formats(r)) ||
-	    (ret = scan_sized(r, 4, "kallsyms")) ||
-	    (ret = scan_printk(r)) ||
-	    (ret = scan_sized(r, 8, "saved cmdlines")) ||
-	    (ret = rd_u32(r, cpus, "CPU count")))
+	at = r->off;
+	if ((ret = scan_header_info(r)))
+		return ret;
+	v6_part(r, TDAT_PART_HEADERS, at);
+	at = r->off;
+	if ((ret = scan_ftrace_formats(r)))
+		return ret;
+	v6_part(r, TDAT_PART_FTRACE, at);
+	at = r->off;
+	if ((ret = scan_event_formats(r)))
+		return ret;
+	v6_part(r, TDAT_PART_EVENTS, at);
+	at = r->off;
+	if ((ret = scan_sized(r, 4, "kallsyms")))
+		return ret;
+	v6_part(r, TDAT_PART_KALLSYMS, at);
+	if ((ret = scan_printk(r)))
+		return ret;
+	at = r->off;
+	if ((ret = scan_sized(r, 8, "saved cmdlines")))
+		return ret;
+	v6_part(r, TDAT_PART_CMDLINES, at);
+	if ((ret = rd_u32(r, cpus, "CPU count")))
 		return ret;
 	if (*cpus > MAX_CPUS)
 		return rd_fail(r, -EINVAL, r->off - 4, "%" PRIu32 " CPUs", *cpus);
@@ -693,6 +717,25 @@ static int check_guest(struct rd *r, uint64_t at, uint64_t data, uint64_t end)
 }
 
 /* Options from @r->off up to @end; *next: the next options section (v7). */
+/* v7: where a metadata section's data is, for a reader */
+static void note_part(struct tdat *t, uint16_t id, uint64_t off, uint64_t size, bool z)
+{
+	static const int8_t part_of[] = {
+		[TDAT_OPT_HEADER_INFO] = TDAT_PART_HEADERS,
+		[TDAT_OPT_FTRACE_EVENTS] = TDAT_PART_FTRACE,
+		[TDAT_OPT_EVENT_FORMATS] = TDAT_PART_EVENTS,
+		[TDAT_OPT_KALLSYMS] = TDAT_PART_KALLSYMS,
+		[TDAT_OPT_PRINTK] = -1,
+		[TDAT_OPT_CMDLINES] = TDAT_PART_CMDLINES,
+	};
+
+	if (id < sizeof(part_of) && id >= TDAT_OPT_HEADER_INFO && part_of[id] >= 0) {
+		t->part[part_of[id]].offset = off;
+		t->part[part_of[id]].size = size;
+		t->part[part_of[id]].compressed = z;
+	}
+}
+
 static int scan_options(struct rd *r, uint64_t end, uint64_t *next)
 {
 	struct tdat *t = r->t;
@@ -783,6 +826,8 @@ static int scan_options(struct rd *r, uint64_t end, uint64_t *next)
 						    &secsize);
 				if (!ret && !(flags & 1))
 					ret = scan_part(r, id, secdata, secsize);
+				if (!ret)
+					note_part(t, id, secdata, secsize, flags & 1);
 			}
 			break;
 		}
@@ -946,6 +991,8 @@ int tdat_scan(struct tdat *t, int fd, char *err, size_t errlen)
 	/* version 7: compression name and version, then the options chain */
 	if ((ret = rd_str(&r, buf, sizeof(buf), "compression name")))
 		return ret;
+	if (strcmp(buf, "none") && strlen(buf) < sizeof(t->compression))
+		strcpy(t->compression, buf);
 	if ((ret = rd_str(&r, buf, sizeof(buf), "compression version")) ||
 	    (ret = rd_u64(&r, &next, "options offset")) ||
 	    (ret = walk_sections(&r, r.off)))

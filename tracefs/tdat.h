@@ -51,8 +51,25 @@ struct tdat_cpu {
 	uint64_t offset, size;	/* bytes of ring-buffer pages (compressed: chunks) */
 };
 
+/* Where the metadata a reader needs lies in the file (validated by tdat_scan). */
+enum tdat_part_id {
+	TDAT_PART_HEADERS,	/* header_page and header_event */
+	TDAT_PART_FTRACE,	/* ftrace's formats (kernel_stack, user_stack) */
+	TDAT_PART_EVENTS,	/* the event systems' formats */
+	TDAT_PART_KALLSYMS,
+	TDAT_PART_CMDLINES,
+	TDAT_NPARTS,
+};
+
+struct tdat_part {
+	uint64_t offset, size;	/* its bytes in the file; size 0: absent */
+	bool compressed;	/* v7: "u32 size, u32 raw size, data" */
+};
+
 struct tdat {
 	unsigned version;	/* 6 or 7 */
+	char compression[16];	/* v7: "zstd", "zlib" or "" (none) */
+	struct tdat_part part[TDAT_NPARTS];
 	uint32_t page_size;	/* ring-buffer sub-buffer size */
 	uint8_t long_size;	/* the recording's user-space long */
 	bool compressed;	/* v7: CPU data in compressed chunks */

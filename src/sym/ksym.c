@@ -167,7 +167,8 @@ static void ksyms_sort(struct ksyms *k)
 	k->nsym = n;
 }
 
-int ksyms_load(struct ksyms **out, const char *path)
+/* The symbols of kallsyms text read from @f (closed here). */
+static int ksyms_read(struct ksyms **out, FILE *f)
 {
 	struct ksyms *k;
 	char *line = NULL, *name, *mod;
@@ -176,17 +177,13 @@ int ksyms_load(struct ksyms **out, const char *path)
 	bool nonzero = false;
 	uint64_t addr;
 	char type;
-	FILE *f;
 	int ret;
 
 	*out = NULL;
 	k = calloc(1, sizeof(*k));
-	if (!k)
+	if (!k) {
+		fclose(f);
 		return -ENOMEM;
-	f = fopen(path, "re");
-	if (!f) {
-		ret = -errno;
-		goto out_free;
 	}
 	for (;;) {
 		/* getline leaves errno alone at EOF and sets it on failure */
@@ -219,10 +216,28 @@ int ksyms_load(struct ksyms **out, const char *path)
 out_close:
 	free(line);
 	fclose(f);
-out_free:
 	if (ret)
 		ksyms_free(k);
 	return ret;
+}
+
+int ksyms_load(struct ksyms **out, const char *path)
+{
+	FILE *f = fopen(path, "re");
+
+	*out = NULL;
+	return f ? ksyms_read(out, f) : -errno;
+}
+
+int ksyms_parse(struct ksyms **out, const char *text, size_t len)
+{
+	FILE *f;
+
+	*out = NULL;
+	if (!len)
+		return ksyms_read(out, fopen("/dev/null", "re"));
+	f = fmemopen((void *)text, len, "r");
+	return f ? ksyms_read(out, f) : -errno;
 }
 
 void ksyms_free(struct ksyms *k)

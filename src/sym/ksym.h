@@ -22,6 +22,8 @@ struct ksyms;
  * a malformed line, or another negative errno.
  */
 int ksyms_load(struct ksyms **out, const char *path);
+/* The same from kallsyms text in memory (a recording's copy). */
+int ksyms_parse(struct ksyms **out, const char *text, size_t len);
 /*
  * Among aliases at one address the lowest rank names it: fewer leading
  * underscores, then global (upper-case type) before local, then the first

@@ -35,6 +35,16 @@
 #include "tracefs_backends.h"
 #include "event.h"
 #include "recfile.h"
+#include "tdatread.h"
+
+/* -DOWN_READER: the project's own reader (fuzz target tdatown) */
+#ifdef OWN_READER
+#define READER tdatread_backend_ops
+#define READER_INFO tdatread_info
+#else
+#define READER file_backend_ops
+#define READER_INFO replay_info
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -131,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	req.replay_path = path;
 	err[0] = '\0';
-	ret = file_backend_ops.open(&b, &req, err, sizeof(err));
+	ret = READER.open(&b, &req, err, sizeof(err));
 	if (ret > 0)
 		die("open returned a positive value");
 	if (ret < 0) {
@@ -139,33 +149,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			die("open failed without a one-line message");
 		goto out;
 	}
-	if (replay_info(b, &info))
+	if (READER_INFO(b, &info))
 		die("replay_info failed on an open recording");
 	s.ncpu = info.ncpu;
 	s.cpu_max = calloc(info.ncpu ? info.ncpu : 1, sizeof(*s.cpu_max));
 	if (!s.cpu_max)
 		die("out of memory");
-	if (file_backend_ops.lost(b, lost, 64) > info.ncpu)
+	if (READER.lost(b, lost, 64) > info.ncpu)
 		die("lost() reports more CPUs than the file has");
-	(void)file_backend_ops.clock(b, &mono);
-	(void)file_backend_ops.events(b);
-	if (an_open(&s.an[0], file_backend_ops.states(b), true) ||
-	    an_open(&s.an[1], file_backend_ops.states(b), false))
+	(void)READER.clock(b, &mono);
+	(void)READER.events(b);
+	if (an_open(&s.an[0], READER.states(b), true) ||
+	    an_open(&s.an[1], READER.states(b), false))
 		die("out of memory");
-	if (file_backend_ops.start(b))
+	if (READER.start(b))
 		die("start failed");
 	/* two reads as a live run does them, then the drain */
-	if (file_backend_ops.read(b, info.window_start_ns + (info.window_end_ns -
+	if (READER.read(b, info.window_start_ns + (info.window_end_ns -
 			info.window_start_ns) / 2, false, on_ev, &s) == 0)
-		(void)file_backend_ops.read(b, UINT64_MAX, true, on_ev, &s);
+		(void)READER.read(b, UINT64_MAX, true, on_ev, &s);
 	{
 		uint64_t before = s.n;
 
-		(void)file_backend_ops.read(b, UINT64_MAX, true, on_ev, &s);
+		(void)READER.read(b, UINT64_MAX, true, on_ev, &s);
 		if (s.n != before)
 			die("a second drain yielded events");
 	}
-	if (file_backend_ops.stop(b))
+	if (READER.stop(b))
 		die("stop failed");
 	analyzer_finish(s.an[0]);
 	analyzer_finish(s.an[1]);
@@ -173,7 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		char name[128];
 
-		(void)replay_ksym_name(b, 0xffffffff81000000ull, name, sizeof(name));
+		(void)READER.kframe(b, 0xffffffff81000000ull, name, sizeof(name));
 	}
 out:
 	for (unsigned i = 0; i < 2; i++) {
@@ -182,7 +192,7 @@ out:
 		free(s.an[i]);
 	}
 	free(s.cpu_max);
-	if (b && file_backend_ops.close(b, err, sizeof(err)))
+	if (b && READER.close(b, err, sizeof(err)))
 		die("close failed");
 	close(fd);
 	return 0;

@@ -69,26 +69,20 @@ command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 status=0
 . "$top/tests/fuzz/targets.sh"
 for t in $FUZZ_TARGETS; do
-	extra=
-	srcs=$(fuzz_sources "$t")
-	case $t in
-	decode|fmt) libs=$tev_libs ;;
-	tdat) libs=$tcmd_libs; extra=$tcmd_cflags ;;
-	*) libs= ;;
-	esac
 	files=
-	for s in $srcs; do
+	for s in $(fuzz_sources "$t"); do
 		files="$files $top/$s"
 	done
 	# shellcheck disable=SC2086
 	if ! $CC $cflags "-DFUZZ_SRCDIR=\"$top\"" $(fuzz_includes) \
-		 $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $files $libs \
+		 $tev_cflags $(fuzz_flags "$t") "$(fuzz_main "$t")" $files $(fuzz_libs "$t") \
 		-o "$work/fuzz_$t" > "$work/build_$t.log" 2>&1; then
 		cat "$work/build_$t.log"
 		fail "cannot build fuzz_$t with $CC"
 	fi
 	dirs=
-	for d in "$top/tests/fuzz/regress/$t" "$work/seeds/$t"; do
+	c=$(fuzz_corpus "$t")
+	for d in "$top/tests/fuzz/regress/$c" "$work/seeds/$c"; do
 		[ -d "$d" ] && [ -n "$(ls -A "$d")" ] && dirs="$dirs $d"
 	done
 	[ -n "$dirs" ] || continue
@@ -96,7 +90,7 @@ for t in $FUZZ_TARGETS; do
 	# a huge size from a corrupt file gets NULL, as from glibc's malloc,
 	# not an ASan report (libtracecmd checks for NULL)
 	asan=${ASAN_OPTIONS:-}
-	[ "$t" = tdat ] &&
+	[ "$c" = tdat ] &&
 		asan=allocator_may_return_null=1:suppressions=$top/tests/fuzz/asan.supp${asan:+:$asan}
 	if ASAN_OPTIONS=$asan $limit "$work/fuzz_$t" $dirs > "$work/run_$t.log" 2>&1; then
 		tail -n 1 "$work/run_$t.log"

@@ -50,28 +50,22 @@ sources() { fuzz_sources "$1"; }
 max_len() {
 	case $1 in
 	decode) echo 12289 ;;	# selector byte + 3 pages of 4096
-	tdat) echo 65536 ;;	# the fixture recordings are 12-53 KiB
+	tdat|tdatown) echo 65536 ;;	# the fixture recordings are 8-53 KiB
 	*) echo 16384 ;;
 	esac
 }
 
 echo "run.sh: building into $build"
 for t in $targets; do
-	[ -f "$top/tests/fuzz/fuzz_$t.c" ] || { echo "run.sh: no target '$t'" >&2; exit 2; }
+	main=$(fuzz_main "$t")
+	[ -f "$main" ] || { echo "run.sh: no target '$t'" >&2; exit 2; }
 	srcs=
 	for s in $(sources "$t"); do
 		srcs="$srcs $top/$s"
 	done
-	libs=
-	extra=
-	case $t in
-	decode|fmt) libs="$tev_libs" ;;
-	tdat) libs=$(pkg-config --libs libtracecmd 2>/dev/null || echo -ltracecmd -ltracefs -ltraceevent)
-	      extra=$(pkg-config --cflags libtracecmd 2>/dev/null) ;;
-	esac
 	# shellcheck disable=SC2086
 	if ! "$CLANG" $cflags "-DFUZZ_SRCDIR=\"$top\"" $(fuzz_includes) \
-		 $tev_cflags $extra "$top/tests/fuzz/fuzz_$t.c" $srcs $libs \
+		 $tev_cflags $(fuzz_flags "$t") "$main" $srcs $(fuzz_libs "$t") \
 		-o "$build/fuzz_$t" > "$build/fuzz_$t.build.log" 2>&1; then
 		cat "$build/fuzz_$t.build.log"
 		echo "run.sh: FAIL: cannot build fuzz_$t"
@@ -89,14 +83,15 @@ for t in $targets; do
 	arts=$build/artifacts/$t
 	mkdir -p "$corpus" "$arts"
 	dict=
-	[ -f "$top/tests/fuzz/$t.dict" ] && dict="-dict=$top/tests/fuzz/$t.dict"
+	c=$(fuzz_corpus "$t")
+	[ -f "$top/tests/fuzz/$c.dict" ] && dict="-dict=$top/tests/fuzz/$c.dict"
 	echo "run.sh: fuzz_$t for ${secs}s (log: $build/fuzz_$t.log)"
 	# new inputs go to the first directory; seeds and regressions are read.
 	# libtraceevent leaks on some malformed formats: not ours to fix.
 	# a huge size from a corrupt file gets NULL, as from glibc's malloc,
 	# not an ASan report (libtracecmd checks for NULL)
 	asan=${ASAN_OPTIONS:-}
-	[ "$t" = tdat ] &&
+	[ "$c" = tdat ] &&
 		asan=allocator_may_return_null=1:suppressions=$top/tests/fuzz/asan.supp${asan:+:$asan}
 	# shellcheck disable=SC2086
 	ASAN_OPTIONS=$asan srcdir=$top LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0 \
@@ -104,7 +99,7 @@ for t in $targets; do
 	"$build/fuzz_$t" -timeout=5 -max_len="$(max_len "$t")" \
 		-max_total_time="$secs" -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$arts/" $dict \
-		"$corpus" "$build/seeds/$t" "$top/tests/fuzz/regress/$t" \
+		"$corpus" "$build/seeds/$c" "$top/tests/fuzz/regress/$c" \
 		> "$build/fuzz_$t.log" 2>&1
 	rc=$?
 	grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$build/fuzz_$t.log" | sed 's/^/    /'

@@ -4,7 +4,7 @@
 # (libFuzzer) and replay.sh (the regression inputs) both build from.
 # Sourced with $top set to the source tree.
 
-FUZZ_TARGETS="decode fmt khist peerhist tdat"
+FUZZ_TARGETS="decode fmt khist peerhist tdat tdatown"
 
 # the project's sources a target links, relative to $top
 fuzz_sources() {
@@ -15,12 +15,47 @@ fuzz_sources() {
 	tdat) echo "tracefs/replay.c tracefs/tdat.c src/sched/fmt_tep.c src/sched/decode.c" \
 		"src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
 		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
+	tdatown) echo "tracefs/tdatread.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
+		"src/sym/ksym.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
+		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
+	esac
+}
+
+# the target's source file (tdatown: fuzz_tdat.c with the own reader)
+fuzz_main() {
+	case $1 in
+	tdatown) echo "$top/tests/fuzz/fuzz_tdat.c" ;;
+	*) echo "$top/tests/fuzz/fuzz_$1.c" ;;
+	esac
+}
+
+# its regression inputs and seeds are those of this target
+fuzz_corpus() {
+	case $1 in
+	tdatown) echo tdat ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# extra compiler flags and libraries (after the project's sources)
+fuzz_flags() {
+	case $1 in
+	tdat) pkg-config --cflags libtracecmd 2>/dev/null ;;
+	tdatown) echo "-DOWN_READER $(pkg-config --exists libzstd 2>/dev/null && echo -DHAVE_ZSTD)" ;;
+	esac
+}
+fuzz_libs() {
+	case $1 in
+	decode|fmt) pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent ;;
+	tdat) pkg-config --libs libtracecmd 2>/dev/null || echo -ltracecmd -ltracefs -ltraceevent ;;
+	tdatown) echo "$(pkg-config --libs libtraceevent zlib 2>/dev/null || echo -ltraceevent -lz)" \
+		"$(pkg-config --libs libzstd 2>/dev/null)" ;;
 	esac
 }
 
 # -I flags: the layers a target's sources include
 fuzz_includes() {
-	for d in src/core src/sched src/parse src/host tracefs tracefs/include tests/fuzz; do
+	for d in src/core src/sched src/parse src/host src/sym tracefs tracefs/include tests/fuzz; do
 		printf ' -I%s/%s' "$top" "$d"
 	done
 }

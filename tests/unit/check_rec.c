@@ -22,6 +22,20 @@
 
 #include "backend.h"
 #include "tracefs_backends.h"
+#include "tdatread.h"
+
+/*
+ * Built twice: with libtracecmd's reader (file_backend_ops, replay.c) and
+ * with the project's own (tdatread.c, -DOWN_READER): both must read the
+ * same recordings the same way.
+ */
+#ifdef OWN_READER
+#define READER tdatread_backend_ops
+#define READER_INFO tdatread_info
+#else
+#define READER file_backend_ops
+#define READER_INFO replay_info
+#endif
 #include "decode.h"
 #include "fixture.h"
 #include "fmt_tep.h"
@@ -202,18 +216,18 @@ static int replay_all(const char *path, struct evs *out, struct backend **bp, ch
 	struct backend *b = NULL;
 	int ret;
 
-	ret = file_backend_ops.open(&b, &req, err, errlen);
+	ret = READER.open(&b, &req, err, errlen);
 	if (ret) {
-		ck_assert_int_eq(file_backend_ops.close(b, err, errlen), 0);
+		ck_assert_int_eq(READER.close(b, err, errlen), 0);
 		return ret;
 	}
-	ck_assert_int_eq(file_backend_ops.start(b), 0);
-	ck_assert_int_eq(file_backend_ops.read(b, UINT64_MAX, true, on_ev, out), 0);
-	ck_assert_int_eq(file_backend_ops.stop(b), 0);
+	ck_assert_int_eq(READER.start(b), 0);
+	ck_assert_int_eq(READER.read(b, UINT64_MAX, true, on_ev, out), 0);
+	ck_assert_int_eq(READER.stop(b), 0);
 	if (bp)
 		*bp = b;
 	else
-		ck_assert_int_eq(file_backend_ops.close(b, err, errlen), 0);
+		ck_assert_int_eq(READER.close(b, err, errlen), 0);
 	return 0;
 }
 
@@ -347,15 +361,15 @@ static struct backend *check_replay(struct capture *c, const char *path, const c
 		ev_eq(e, &c->direct[e->cpu].v[n[e->cpu]], what, i);
 		n[e->cpu]++;
 	}
-	ck_assert_str_eq(file_backend_ops.clock(b, &mono), c->clock);
+	ck_assert_str_eq(READER.clock(b, &mono), c->clock);
 	ck_assert(!mono);
-	ck_assert_uint_eq(file_backend_ops.lost(b, lost, 4), 2);
+	ck_assert_uint_eq(READER.lost(b, lost, 4), 2);
 	ck_assert_uint_eq(lost[0], 7);
 	ck_assert_uint_eq(lost[1], 0);
-	ck_assert_uint_eq(file_backend_ops.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP) |
+	ck_assert_uint_eq(READER.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP) |
 			  (1u << SEV_WAKEUP_NEW) | (1u << SEV_WAKING));
-	ck_assert_mem_eq(file_backend_ops.states(b), &c->l.states, sizeof(c->l.states));
-	ck_assert_int_eq(replay_info(b, &info), 0);
+	ck_assert_mem_eq(READER.states(b), &c->l.states, sizeof(c->l.states));
+	ck_assert_int_eq(READER_INFO(b, &info), 0);
 	ck_assert(info.from_offcpu);
 	ck_assert_uint_eq(info.window_start_ns, c->direct[0].v[0].ts - 1000);
 	ck_assert_uint_eq(info.window_end_ns, 123456789012345ULL);
@@ -364,7 +378,7 @@ static struct backend *check_replay(struct capture *c, const char *path, const c
 	ck_assert_uint_eq(info.records, got.n);
 	ck_assert_ptr_nonnull(strstr(info.uname, "Linux fixture "));
 	/* once drained, nothing more */
-	ck_assert_int_eq(file_backend_ops.read(b, UINT64_MAX, true, on_ev, &got), 0);
+	ck_assert_int_eq(READER.read(b, UINT64_MAX, true, on_ev, &got), 0);
 	ck_assert_uint_eq(got.n, info.records);
 	free(got.v);
 	return b;
@@ -388,7 +402,7 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(count_entries(c.dir), 2);
 
 	b = check_replay(&c, c.rec, k, 6);
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 
 	fd = open(c.rec, O_RDONLY);
 	ck_assert_int_eq(tdat_scan(&t, fd, err, sizeof(err)), 0);
@@ -433,7 +447,7 @@ START_TEST(test_converted)
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "trace-cmd convert %s failed",
 			      how[i]);
 		b = check_replay(&c, out, how[i], 7);
-		ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+		ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 		unlink(out);
 	}
 	free(out);
@@ -454,16 +468,16 @@ START_TEST(test_read_limit)
 
 	capture_make(&c, "6.1.0-57-cloud-amd64");
 	req.replay_path = c.rec;
-	ck_assert_int_eq(file_backend_ops.open(&b, &req, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.open(&b, &req, err, sizeof(err)), 0);
 	mid = c.direct[1].v[c.direct[1].n / 2].ts;
-	ck_assert_int_eq(file_backend_ops.read(b, mid, false, on_ev, &a), 0);
+	ck_assert_int_eq(READER.read(b, mid, false, on_ev, &a), 0);
 	ck_assert_uint_gt(a.n, 0);
 	for (i = 0; i < a.n; i++)
 		ck_assert_uint_le(a.v[i].ts, mid);
-	ck_assert_int_eq(file_backend_ops.read(b, UINT64_MAX, true, on_ev, &b2), 0);
+	ck_assert_int_eq(READER.read(b, UINT64_MAX, true, on_ev, &b2), 0);
 	ck_assert_uint_gt(b2.v[0].ts, mid);
 	ck_assert_uint_eq(a.n + b2.n, c.direct[0].n + c.direct[1].n);
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 	free(a.v);
 	free(b2.v);
 	capture_free(&c);
@@ -608,26 +622,26 @@ START_TEST(test_kernel_stacks)
 	ck_assert_int_eq(got.v[1].pid, 42);
 	ck_assert_uint_eq(got.v[1].depth, 4);
 	ck_assert_mem_eq(got.v[1].frames, frames, sizeof(frames));
-	ck_assert_str_eq(file_backend_ops.clock(b, &mono), "mono");
+	ck_assert_str_eq(READER.clock(b, &mono), "mono");
 	ck_assert(mono);
-	ck_assert_uint_eq(file_backend_ops.events(b) & (1u << SEV_KSTACK), 1u << SEV_KSTACK);
-	ck_assert_uint_eq(file_backend_ops.events(b) & (1u << SEV_USTACK), 0);
+	ck_assert_uint_eq(READER.events(b) & (1u << SEV_KSTACK), 1u << SEV_KSTACK);
+	ck_assert_uint_eq(READER.events(b) & (1u << SEV_USTACK), 0);
 	/* the frames resolve from the symbols stored with the recording */
-	ck_assert_int_eq(replay_ksym_name(b, frames[0], name, sizeof(name)), 0);
+	ck_assert_int_eq(READER.kframe(b, frames[0], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "schedule");
-	ck_assert_int_eq(replay_ksym_name(b, frames[1], name, sizeof(name)), 0);
+	ck_assert_int_eq(READER.kframe(b, frames[1], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "do_nanosleep");
-	ck_assert_int_eq(replay_ksym_name(b, frames[2], name, sizeof(name)), 0);
+	ck_assert_int_eq(READER.kframe(b, frames[2], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "secondary_startup_64_no_verify");
 	/* the alias a live run names (ksym_rank), not another one */
-	ck_assert_int_eq(replay_ksym_name(b, frames[3], name, sizeof(name)), 0);
+	ck_assert_int_eq(READER.kframe(b, frames[3], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "__ia32_sys_sched_yield");
-	ck_assert_int_eq(replay_ksym_name(b, 0x1234, name, sizeof(name)), -ENOENT);
+	ck_assert_int_eq(READER.kframe(b, 0x1234, name, sizeof(name)), -ENOENT);
 	ck_assert_str_eq(name, "0x1234");
 	/* the same through the ops table, where the CLI looks for it */
-	ck_assert_int_eq(file_backend_ops.kframe(b, frames[1], name, sizeof(name)), 0);
+	ck_assert_int_eq(READER.kframe(b, frames[1], name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "do_nanosleep");
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 
 	fd = open(rec, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
@@ -647,12 +661,26 @@ END_TEST
 
 /* ---- recordings from `trace-cmd record` on another machine ---- */
 
-static const char *const samples[] = { "sched-v7", "sched-v6-mono" };
+static const struct {
+	const char *name, *events;	/* the recording, and what trace-cmd printed of it */
+	unsigned version;
+	const char *clock;
+} samples[] = {
+	{ "sched-v7", "sched-v7", 7, "local" },		/* zstd */
+	{ "sched-v6-mono", "sched-v6-mono", 6, "mono" },
+	/* the first, its blocks recompressed with zlib (rezlib.py): the own reader only */
+	{ "sched-v7-zlib", "sched-v7", 7, "local" },
+};
+#ifdef OWN_READER
+#define NSAMPLES 3
+#else
+#define NSAMPLES 2	/* Debian's libtracecmd is built without zlib */
+#endif
 
 START_TEST(test_tracecmd_sample)
 {
-	const char *name = samples[_i];
-	char *txt = fixture_read(fixture_path("trace-cmd/%s.events", name), NULL);
+	const char *name = samples[_i].name;
+	char *txt = fixture_read(fixture_path("trace-cmd/%s.events", samples[_i].events), NULL);
 	char *path = strdup(fixture_path("trace-cmd/%s.dat", name));
 	char *line, *save = NULL, err[256];
 	struct evs got = { 0 };
@@ -696,23 +724,23 @@ START_TEST(test_tracecmd_sample)
 			      want[j].pid);
 		n[g->cpu]++;
 	}
-	ck_assert_int_eq(replay_info(b, &info), 0);
+	ck_assert_int_eq(READER_INFO(b, &info), 0);
 	ck_assert(!info.from_offcpu);
 	/* no metadata: the window is the first to the last event */
 	ck_assert_uint_eq(info.window_start_ns, got.v[0].ts);
 	ck_assert_uint_eq(info.window_end_ns, got.v[got.n - 1].ts);
-	ck_assert_uint_eq(info.file_version, _i == 0 ? 7 : 6);
-	ck_assert(info.compressed == (_i == 0));
+	ck_assert_uint_eq(info.file_version, samples[_i].version);
+	ck_assert(info.compressed == (samples[_i].version == 7));
 	ck_assert_ptr_nonnull(strstr(info.uname, "6.12.118+deb13-cloud-amd64"));
-	ck_assert_str_eq(file_backend_ops.clock(b, &mono), _i == 0 ? "local" : "mono");
-	ck_assert(mono == (_i == 1));
+	ck_assert_str_eq(READER.clock(b, &mono), samples[_i].clock);
+	ck_assert(mono == !strcmp(samples[_i].clock, "mono"));
 	/* the CPU stats trace-cmd stored say nothing was lost */
-	ck_assert_uint_eq(file_backend_ops.lost(b, lost, 2), 2);
+	ck_assert_uint_eq(READER.lost(b, lost, 2), 2);
 	ck_assert_uint_eq(lost[0] + lost[1], 0);
-	ck_assert_uint_eq(file_backend_ops.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP) |
+	ck_assert_uint_eq(READER.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP) |
 			  (1u << SEV_WAKEUP_NEW));
-	ck_assert_uint_eq(file_backend_ops.states(b)->preempt_mask, 0x100);
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_uint_eq(READER.states(b)->preempt_mask, 0x100);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 	free(want);
 	free(got.v);
 	free(path);
@@ -730,25 +758,25 @@ START_TEST(test_missing_events)
 	/* without sched_wakeup_new: readable, and events() says it is absent */
 	path = strdup(fixture_path("trace-cmd/no-wakeup-new.dat"));
 	req.replay_path = path;
-	ck_assert_msg(file_backend_ops.open(&b, &req, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(file_backend_ops.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP));
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_msg(READER.open(&b, &req, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(READER.events(b), (1u << SEV_SWITCH) | (1u << SEV_WAKEUP));
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 	free(path);
 
 	/* without sched_switch: an error naming it */
 	path = strdup(fixture_path("trace-cmd/no-switch.dat"));
 	req.replay_path = path;
-	ret = file_backend_ops.open(&b, &req, err, sizeof(err));
+	ret = READER.open(&b, &req, err, sizeof(err));
 	ck_assert_int_eq(ret, -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "no sched_switch"));
 	ck_assert_ptr_nonnull(strstr(err, path));
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 	free(path);
 
 	req.replay_path = "/nonexistent.dat";
-	ck_assert_int_eq(file_backend_ops.open(&b, &req, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(READER.open(&b, &req, err, sizeof(err)), -ENOENT);
 	ck_assert_str_eq(err, "cannot open /nonexistent.dat: No such file or directory");
-	ck_assert_int_eq(file_backend_ops.close(b, err, sizeof(err)), 0);
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -944,7 +972,7 @@ int main(void)
 	tcase_add_test(rt, test_kernel_stacks);
 	tcase_add_loop_test(rt, test_tep_states, 0, nkern);
 	tcase_add_test(rt, test_tep_states_fallback);
-	tcase_add_loop_test(tc, test_tracecmd_sample, 0, 2);
+	tcase_add_loop_test(tc, test_tracecmd_sample, 0, NSAMPLES);
 	tcase_add_test(tc, test_missing_events);
 	/* every cut and flip opens the file anew: a few hundred opens */
 	tcase_set_timeout(bad, 300);
