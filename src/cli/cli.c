@@ -278,7 +278,11 @@ static int set_string(struct trace_opts *o, const struct optdef *d, const char *
 			usage_err(o->cmd, "%s needs a file name", d->key == 'o' ? "-o" : "--record");
 			return EXIT_USAGE;
 		}
-		o->record_path = arg;
+		/* record -o: the recording; elsewhere -o: where results go */
+		if (d->key == 'o' && !o->record_only)
+			o->output_path = arg;
+		else
+			o->record_path = arg;
 		break;
 	}
 	return -1;
@@ -386,7 +390,7 @@ static const struct optdef optdefs[] = {
 	{ "top", A, OPT_TOP, C_OFFCPU, set_number, "offcpu" },
 	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU, set_number, "offcpu" },
 	{ "record", A, OPT_RECORD, C_TRACE, set_string, NULL },
-	{ "output", A, 'o', C_RECORD, set_string, NULL },
+	{ "output", A, 'o', C_ALL, set_string, NULL },
 	{ "rate", A, OPT_RATE, C_TRACE, set_number, NULL },
 };
 #undef A
@@ -504,6 +508,12 @@ static int opts_positional(struct trace_opts *o, int argc, char **argv, int i)
 			return EXIT_USAGE;
 		}
 		i++;
+		if (i < argc) {
+			usage_err(cmd, "with -i the interval is given: the only argument is COUNT "
+				  "('%s -i 1 3' prints three 1-second intervals), not '%s'",
+				  cmd, argv[i]);
+			return EXIT_USAGE;
+		}
 	}
 	if (i < argc) {
 		if (parse_duration(argv[i], &o->duration_ns)) {

@@ -53,6 +53,7 @@ struct trace_opts {
 	uint32_t max_stacks;
 	/* recordings */
 	const char *record_path;	/* --record FILE, record -o FILE */
+	const char *output_path;	/* -o FILE: results, atomically (NULL: stdout) */
 	bool record_only;		/* record: no analysis printed */
 	const char *replay_path;	/* report FILE */
 };

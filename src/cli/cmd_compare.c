@@ -8,6 +8,7 @@
 
 #include "fileread.h"
 #include "cli.h"
+#include "output.h"
 #include "compare.h"
 #include "fmt.h"
 #include "peerhist.h"
@@ -38,6 +39,7 @@ static const char compare_help[] =
 "                         ns, us or ms, when the input does not say (kernel hist)\n"
 "      --key NAME         the latency key of a kernel hist file\n"
 "      --json             the result as JSON\n"
+"  -o, --output FILE      write it to FILE (atomically: complete or not at all)\n"
 "      --dry-run          check the command line and exit\n"
 "  -h, --help             this help\n"
 "\n"
@@ -136,7 +138,7 @@ static int load(struct input *in, const char *map, const char *key)
 
 int cmd_compare(int argc, char **argv)
 {
-	enum { O_TOL = 256, O_MAP, O_FA, O_FB, O_UA, O_UB, O_KEY, O_JSON, O_DRY };
+	enum { O_TOL = 256, O_MAP, O_FA, O_FB, O_UA, O_UB, O_KEY, O_JSON, O_DRY, O_OUT = 'o' };
 	static const struct option opts[] = {
 		{ "tolerance", required_argument, NULL, O_TOL },
 		{ "map", required_argument, NULL, O_MAP },
@@ -147,19 +149,23 @@ int cmd_compare(int argc, char **argv)
 		{ "key", required_argument, NULL, O_KEY },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "output", required_argument, NULL, O_OUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct input in[2];
 	const char *map = NULL, *key = NULL;
 	bool have_tol = false, json = false, dry = false;
+	const char *path = NULL;
+	char err[512];
+	struct out out;
 	struct cmp_side a, b;
 	double tol = 0;
 	bool first;
 	int o, status = CMP_TROUBLE;
 
 	memset(in, 0, sizeof(in));
-	for (first = true; (o = cli_getopt("compare", argc, argv, ":h", opts, first)) != -1;
+	for (first = true; (o = cli_getopt("compare", argc, argv, ":ho:", opts, first)) != -1;
 	     first = false) {
 		if (o == CLI_OPT_BAD)
 			return CMP_TROUBLE;
@@ -183,6 +189,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case O_DRY:
 			dry = true;
+			break;
+		case O_OUT:
+			path = optarg;
 			break;
 		case O_FA:
 		case O_FB:
@@ -217,10 +226,18 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	a = (struct cmp_side){ in[0].path, in[0].what, &in[0].d };
 	b = (struct cmp_side){ in[1].path, in[1].what, &in[1].d };
+	if (out_begin(&out, path, err, sizeof(err))) {
+		err_msg("%s", err);
+		goto out;
+	}
 	if (json)
-		cmp_print_json(stdout, &a, &b, tol, have_tol);
+		cmp_print_json(out.f, &a, &b, tol, have_tol);
 	else
-		cmp_print(stdout, &a, &b, tol, have_tol);
+		cmp_print(out.f, &a, &b, tol, have_tol);
+	if (out_end(&out, true, err, sizeof(err))) {
+		err_msg("%s", err);
+		goto out;
+	}
 	status = have_tol && cmp_distance(&in[0].d, &in[1].d) > tol ? CMP_DIFFER : CMP_AGREE;
 out:
 	peerhist_free(in[0].h);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "perfcaps.h"
 #include "tfs_caps.h"
+#include "output.h"
 #include "report.h"
 #include "tmount.h"
 
@@ -247,7 +248,7 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 }
 
 static const char info_help[] =
-"Usage: offcpu-ftrace info [--json] [--tracefs DIR]\n"
+"Usage: offcpu-ftrace info [--json] [--tracefs DIR] [-o FILE]\n"
 "\n"
 "What this host supports for tracing without BPF: where tracefs is and\n"
 "whether it can be written, trace clocks, sched events, hist triggers and\n"
@@ -257,30 +258,35 @@ static const char info_help[] =
 "Options:\n"
 "      --json             one JSON object\n"
 "      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
+"  -o, --output FILE      write it to FILE (atomically: complete or not at all)\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"
 "  offcpu-ftrace info\n"
 "  offcpu-ftrace info --json | jq .backends\n"
 "\n"
-"Exit status: 0 printed (even when no backend works), 2 bad usage.\n";
+"Exit status: 0 printed (even when no backend works), 1 the output could not\n"
+"be written, 2 bad usage.\n";
 
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "tracefs", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL;
+	const char *dir = NULL, *path = NULL;
+	char err[512];
+	struct out out;
 	struct tfs_caps *c;
 	struct host h;
 	bool json = false;
 	bool first;
 	int o;
 
-	for (first = true; (o = cli_getopt("info", argc, argv, ":h", opts, first)) != -1;
+	for (first = true; (o = cli_getopt("info", argc, argv, ":ho:", opts, first)) != -1;
 	     first = false) {
 		if (o == CLI_OPT_BAD)
 			return EXIT_USAGE;
@@ -291,6 +297,9 @@ int cmd_info(int argc, char **argv)
 		case 'd':
 			dir = optarg;
 			break;
+		case 'o':
+			path = optarg;
+			break;
 		case 'h':
 			fputs(info_help, stdout);
 			return EXIT_OK;
@@ -300,14 +309,21 @@ int cmd_info(int argc, char **argv)
 		usage_err("info", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (out_begin(&out, path, err, sizeof(err)) || out_redirect(&out, err, sizeof(err))) {
+		err_msg("%s", err);
+		out_end(&out, false, err, sizeof(err));
+		return EXIT_FAIL;
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		err_msg("out of memory");
+		out_end(&out, false, err, sizeof(err));
 		return EXIT_FAIL;
 	}
 	/* a tracefs nobody mounted is mounted for the probe (and unmounted) */
 	if (!cli_tracefs_ready(dir)) {
 		free(c);
+		out_end(&out, false, err, sizeof(err));
 		return EXIT_FAIL;
 	}
 	tfs_caps_probe(dir, c);
@@ -319,5 +335,10 @@ int cmd_info(int argc, char **argv)
 	else
 		print_text(c, &h);
 	free(c);
+	/* a full disk or a closed pipe is a failure, not a report */
+	if (out_end(&out, true, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
 	return EXIT_OK;
 }

@@ -18,7 +18,7 @@ static const char report_help[] =
 "offcpu, triage), except --backend, --tracefs, --buffer-size, --cgroup,\n"
 "--xval and --record. Kernel frames are named from the symbols in the\n"
 "recording; user frames print as addresses (the recorded processes' maps\n"
-"are not in the file).\n"
+"are not in the file). -o FILE writes the results to FILE, atomically.\n"
 "\n"
 "Examples:\n"
 "  offcpu-ftrace report ci.dat                  # run-queue latency\n"
@@ -50,6 +50,9 @@ int cmd_report(int argc, char **argv)
 			  !strcmp(argv[2], "triage"))) {
 		cmd = argv[2];
 		skip = 3;
+	} else if (argc >= 3 && argv[2][0] != '-') {
+		usage_err("report", "unknown analysis '%s': runq, offcpu or triage", argv[2]);
+		return EXIT_USAGE;
 	}
 	/* the analysis parses what follows, as if it were its own command */
 	argv[skip - 1] = (char *)cmd;

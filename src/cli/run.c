@@ -158,8 +158,8 @@ static int finish_record(struct run *r, uint64_t start_ns, uint64_t end_ns)
 static void strict_msg(const struct run *r, const char *where)
 {
 	if (r->lost_total)
-		err_msg("results are partial (--strict): %llu events were lost%s%s%s",
-			(unsigned long long)r->lost_total, *where ? " " : "", where,
+		err_msg("results are partial (--strict): %llu event%s lost%s%s%s",
+			(unsigned long long)r->lost_total, r->lost_total == 1 ? " was" : "s were", *where ? " " : "", where,
 			*where ? "" : "; use a larger --buffer-size");
 	else
 		err_msg("results are partial (--strict): switches or wakeups of the selected "
@@ -189,10 +189,8 @@ static int replay_loop(struct run *r)
 			!strcmp(r->clock, "local") ? ": not synchronized across CPUs, so "
 			"waits that migrate between CPUs are skewed" : "");
 	ret = run_print_interval(r, 1, w.end_ns > w.start_ns ? w.end_ns - w.start_ns : 0, true);
-	if (ret) {
-		err_msg("cannot write the output: %s", strerror(-ret));
-		return EXIT_FAIL;
-	}
+	if (ret)
+		return EXIT_FAIL;	/* said */
 	if (r->o->strict && (r->lost_total || r->partial_total)) {
 		strict_msg(r, "in the recording");
 		return EXIT_PARTIAL;
@@ -331,10 +329,8 @@ static int trace_loop(struct run *r)
 		analyzer_next_interval(&r->an);
 		iv_start = iv_end;
 	}
-	if (ret) {
-		err_msg("cannot write the output: %s", strerror(-ret));
-		return EXIT_FAIL;
-	}
+	if (ret)
+		return EXIT_FAIL;	/* said */
 	if (o->strict && (r->lost_total || r->partial_total)) {
 		strict_msg(r, "");
 		return EXIT_PARTIAL;
@@ -541,6 +537,25 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 	return -1;
 }
 
+/* -o FILE and the recording can be written: found out now, not after a long window. */
+static int check_output(const struct trace_opts *o)
+{
+	const char *paths[2] = { o->record_only ? NULL : o->output_path, o->record_path };
+	char err[512];
+	struct out t;
+
+	for (int i = 0; i < 2; i++) {
+		if (!paths[i])
+			continue;
+		if (out_begin(&t, paths[i], err, sizeof(err))) {
+			err_msg("%s", err);
+			return EXIT_FAIL;
+		}
+		out_end(&t, false, err, sizeof(err));
+	}
+	return -1;
+}
+
 /* -- COMMAND: its exit status becomes ours once the window is closed. */
 static int child_finish(struct run *r, int status)
 {
@@ -579,7 +594,8 @@ int run_trace(const struct trace_opts *o)
 	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
-	if ((!o->replay_path && !cli_tracefs_ready(o->tracefs)) || !pick_backend(r, o)) {
+	if (check_output(o) >= 0 || (!o->replay_path && !cli_tracefs_ready(o->tracefs)) ||
+	    !pick_backend(r, o)) {
 		free(r);
 		return EXIT_FAIL;
 	}

@@ -15,6 +15,7 @@
 #include "cgroup.h"
 #include "child.h"
 #include "cli.h"
+#include "output.h"
 #include "ksym.h"
 #include "psi.h"
 #include "report.h"
@@ -46,6 +47,7 @@ struct run {
 	struct usyms *usyms;
 	struct symbolizer sym;
 	char why[1024];			/* why auto chose the backend, "" else */
+	struct out out;			/* -o FILE, or stdout */
 	int32_t *tids;			/* -p: owned copy of start_tids */
 	const int32_t *start_tids;	/* -p: the process's threads at the start */
 	unsigned nstart_tids;

@@ -108,10 +108,10 @@ static void xval_report(struct run *r, struct report *rep)
 		a = (struct cmp_side){ "offcpu-ftrace", what, &da };
 		b = (struct cmp_side){ "bpftrace", "the same rules as a bpftrace program", &db };
 		if (r->o->fmt == FMT_JSON) {
-			cmp_print_json(stdout, &a, &b, 0, false);
+			cmp_print_json(r->out.f, &a, &b, 0, false);
 		} else {
-			printf("\n# cross-validation with bpftrace over the same window:\n");
-			cmp_print(stdout, &a, &b, 0, false);
+			fprintf(r->out.f, "\n# cross-validation with bpftrace over the same window:\n");
+			cmp_print(r->out.f, &a, &b, 0, false);
 		}
 	}
 	free(json);
@@ -236,11 +236,11 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 		in.command_cpu_ns = r->have_child && r->child.reaped ? r->child.cpu_ns : 0;
 	}
 	errno = 0;
-	triage_print(stdout, o->fmt, &in);
-	return ferror(stdout) ? (errno ? -errno : -EIO) : 0;
+	triage_print(r->out.f, o->fmt, &in);
+	return ferror(r->out.f) ? (errno ? -errno : -EIO) : 0;
 }
 
-int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
+static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 {
 	const struct trace_opts *o = r->o;
 	struct an_mode_state *m = (o->modes & AN_RUNQ) ? &r->an.runq : &r->an.off;
@@ -310,10 +310,34 @@ int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 		rep.stack_overflow = r->an.kstacks.overflow + r->an.ustacks.overflow;
 	}
 	errno = 0;
-	report_print(stdout, o->fmt, &rep);
-	if (ferror(stdout))
+	report_print(r->out.f, o->fmt, &rep);
+	if (ferror(r->out.f))
 		return errno ? -errno : -EIO;
 	if (final && r->xval)
 		xval_report(r, &rep);
 	return 0;
+}
+
+int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
+{
+	char err[512];
+	int ret;
+
+	/* each interval a whole file: -o with -i keeps the latest one */
+	ret = out_begin(&r->out, r->o->output_path, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		return ret;
+	}
+	ret = print_one(r, n, dur_ns, final);
+	if (ret) {
+		err_msg("cannot write the output%s%s: %s", r->o->output_path ? " to " : "",
+			r->o->output_path ? r->o->output_path : "", strerror(-ret));
+		out_end(&r->out, false, err, sizeof(err));
+		return ret;
+	}
+	ret = out_end(&r->out, true, err, sizeof(err));
+	if (ret)
+		err_msg("%s", err);
+	return ret;
 }

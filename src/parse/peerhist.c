@@ -1402,8 +1402,17 @@ int peerhist_parse(const char *text, size_t len,
 			line += *text == '\n';
 		return fail(&ps, line, "NUL byte in the text");
 	}
-	if (fmt == PEERHIST_UNKNOWN)
+	if (fmt == PEERHIST_UNKNOWN) {
+		size_t i = 0;
+
+		while (i < len && strchr(" \t\r\n", text[i]))
+			i++;
+		if (i == len) {
+			snprintf(err, errlen, "it is empty: no histogram to read");
+			return -EINVAL;
+		}
 		fmt = peerhist_detect(text, len);
+	}
 	if (fmt == PEERHIST_KERNEL) {
 		ret = khist_parse(text, len, &hf, err, errlen);
 		if (ret)

@@ -65,11 +65,11 @@ static void print_trailer(FILE *f, const struct report *r)
 			inc->open_at_start, inc->open_at_end, inc->negative,
 			c->state_overflow);
 	if (r->groups->overflow)
-		fprintf(f, "# %" PRIu64 " intervals in group (other): --max-groups reached\n",
-			r->groups->overflow);
+		fprintf(f, "# %" PRIu64 " interval%s in group (other): --max-groups reached\n",
+			r->groups->overflow, r->groups->overflow == 1 ? "" : "s");
 	if (c->dropped)
-		fprintf(f, "# %" PRIu64 " intervals dropped: the kernel's hist map was full "
-			"(results partial)\n", c->dropped);
+		fprintf(f, "# %" PRIu64 " interval%s dropped: the kernel's hist map was full "
+			"(results partial)\n", c->dropped, c->dropped == 1 ? "" : "s");
 	if (r->recovered)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", r->recovered,
@@ -90,15 +90,16 @@ static void print_trailer(FILE *f, const struct report *r)
 			c->inferred, c->inferred == 1 ? "" : "s", c->inferred == 1 ? "its" : "their",
 			(double)c->inferred_slack_ns / 1e6);
 	if (c->late)
-		fprintf(f, "# %" PRIu64 " events arrived out of time order\n", c->late);
+		fprintf(f, "# %" PRIu64 " event%s arrived out of time order\n", c->late,
+			c->late == 1 ? "" : "s");
 	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
 		fprintf(f, "# stacks: %" PRIu64 " intervals without the stack asked for "
 			"(shown as [Missed ... Stack]), %" PRIu64 " stacks and %" PRIu64
 			" intervals beyond --max-stacks\n", c->no_stack, r->stack_overflow,
 			r->stacks->agg->overflow);
 	if (c->tgid_unknown)
-		fprintf(f, "# %" PRIu64 " intervals of exited threads keyed by tid: process unknown\n",
-			c->tgid_unknown);
+		fprintf(f, "# %" PRIu64 " interval%s of exited threads keyed by tid: process unknown\n",
+			c->tgid_unknown, c->tgid_unknown == 1 ? "" : "s");
 	if (strcmp(r->command, "runq") &&
 	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
 		fprintf(f, "# blocked by state: sleeping (S) %.1f ms, uninterruptible (D, disk and "

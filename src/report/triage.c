@@ -156,13 +156,17 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 			in->nr_throttled, in->periods, t);
 	}
 	if (in->recovered)
-		fprintf(f, "# %" PRIu64 " context switches the sched_switch tracepoint did not "
-			"record, taken from perf's context-switch records\n", in->recovered);
+		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
+			"record, taken from perf's context-switch records\n", in->recovered,
+			in->recovered == 1 ? "" : "es");
 	if (in->partial)
-		fprintf(f, "# partial: %" PRIu64 " events lost, %" PRIu64 " context switches "
-			"missing from the trace, %" PRIu64 " waits not measured, %" PRIu64
-			" off-CPU intervals inferred: shares are approximate\n", in->lost,
-			in->missed_switch, in->unmeasured, in->inferred);
+		fprintf(f, "# partial: %" PRIu64 " event%s lost, %" PRIu64 " context switch%s "
+			"missing from the trace, %" PRIu64 " wait%s not measured, %" PRIu64
+			" off-CPU interval%s inferred: shares are approximate\n",
+			in->lost, in->lost == 1 ? "" : "s",
+			in->missed_switch, in->missed_switch == 1 ? "" : "es",
+			in->unmeasured, in->unmeasured == 1 ? "" : "s",
+			in->inferred, in->inferred == 1 ? "" : "s");
 	if (in->sampling)
 		sampled_print_footer(f, in->sampling, in->command_cpu_ns);
 	fprintf(f, "\nverdict: %s: %s\nnext: %s\n", v->name, v->why, v->next);

@@ -33,6 +33,11 @@ expect 2 "not a list of state" offcpu --state 'S;D'
 expect 2 "larger than --max" offcpu --min 10 --max 5
 expect 2 "not one of bcc" runq --format=xml
 expect 2 "needs a value" info --tracefs
+expect 2 "the only argument is COUNT" runq -i 1 2 3
+expect 2 "the only argument is COUNT" runq -i 2 1 1
+expect 2 "unknown analysis 'bogus'" report /dev/null bogus
+: > "$TMP/empty"
+expect 2 "empty: it is empty" compare "$TMP/empty" "$TMP/empty"
 
 # a pid that exited: find one that is surely gone
 true & dead=$!; wait $dead
@@ -57,7 +62,13 @@ for fmt in bcc json openmetrics; do
 	[ $rc = 1 ] && grep -q "cannot write the output" "$TMP/e" ||
 		{ cat "$TMP/e"; fail "runq --format=$fmt > /dev/full: exit $rc"; }
 done
-expect 1 "cannot create /nonexistent/x.dat" record -o /nonexistent/x.dat 0.2
+expect 1 "cannot write /nonexistent/x.dat: no such directory" record -o /nonexistent/x.dat 0.2
+expect 1 "cannot write /proc/version: files cannot be created in /proc" record -o /proc/version 0.2
+expect 1 "cannot write /nonexistent/r.json: no such directory" runq -o /nonexistent/r.json 0.2
+expect 1 "cannot write /tmp: it is a directory" offcpu -o /tmp 0.2
+"$BIN" info > /dev/full 2> "$TMP/e"; rc=$?
+[ $rc = 1 ] && grep -q "cannot write the output" "$TMP/e" ||
+	{ cat "$TMP/e"; fail "info > /dev/full: exit $rc"; }
 check_restored "unwritable output"
 
 # COMM with quotes, spaces and operators never reaches a filter: it works

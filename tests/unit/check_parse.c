@@ -944,6 +944,8 @@ START_TEST(test_text_malformed)
 	const char *row;
 
 	hp_bad("hello\nworld\n", any, "line 1: unknown format");
+	hp_bad("", any, "it is empty");
+	hp_bad(" \n\t\n", any, "it is empty");
 	hp_bad("[2, 4)                 2 |@@  |\n", PEERHIST_BPFTRACE,
 	       "line 1: row outside a map: expected '@name:' first");
 	hp_bad("@usecs:\n[2, 4)                 2 |@@  |\n[4, 2)                 2 |@@  |\n", any,
@@ -1075,7 +1077,8 @@ START_TEST(test_fuzz)
 			memcpy(buf, text, len);
 			n = mutate(buf, len, cap);
 			ret = peerhist_parse(buf, n, NULL, &h, err, sizeof(err));
-			ck_assert_msg(ret == 0 || (ret == -EINVAL && !strncmp(err, "line ", 5)),
+			ck_assert_msg(ret == 0 || (ret == -EINVAL && (!strncmp(err, "line ", 5) ||
+								!strncmp(err, "it is empty", 11))),
 				      "%s #%u: %d <%s>", files[f], it, ret, err);
 			if (!ret) {
 				ret = peerhist_merge(h, NULL, &m, err, sizeof(err));
