@@ -103,6 +103,7 @@ enum {
 	OPT_TH_BLOCKED,
 	OPT_TH_ONCPU,
 	OPT_TH_THROTTLE,
+	OPT_TH_DEMAND,
 	OPT_COMPAT,
 	OPT_XVAL,
 	OPT_STACK_DEPTH,
@@ -306,6 +307,7 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 		{ OPT_TH_BLOCKED, 0, 100, "a percentage (0..100)" },
 		{ OPT_TH_ONCPU, 0, 100, "a percentage (0..100)" },
 		{ OPT_TH_THROTTLE, 0, 100, "a percentage (0..100)" },
+		{ OPT_TH_DEMAND, 0, 100, "a percentage (0..100)" },
 		{ OPT_STACK_DEPTH, 1, STACK_MAX_DEPTH, "a count (1..127)" },
 		{ OPT_TOP, 1, 1u << 24, "a count (1..16777216)" },
 		{ OPT_MAX_STACKS, 1, 1u << 24, "a count (1..16777216)" },
@@ -331,6 +333,7 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 	case OPT_TH_BLOCKED: o->th.blocked_share = (unsigned)v; break;
 	case OPT_TH_ONCPU: o->th.oncpu_share = (unsigned)v; break;
 	case OPT_TH_THROTTLE: o->th.throttle_share = (unsigned)v; break;
+	case OPT_TH_DEMAND: o->th.wait_demand = (unsigned)v; break;
 	case OPT_STACK_DEPTH: o->stack_depth = (uint32_t)v; break;
 	case OPT_TOP: o->top = (uint32_t)v; break;
 	case OPT_MAX_STACKS: o->max_stacks = (uint32_t)v; break;
@@ -379,6 +382,7 @@ static const struct optdef optdefs[] = {
 	{ "blocked-share", A, OPT_TH_BLOCKED, C_TRIAGE, set_number, "triage" },
 	{ "oncpu-share", A, OPT_TH_ONCPU, C_TRIAGE, set_number, "triage" },
 	{ "throttle-share", A, OPT_TH_THROTTLE, C_TRIAGE, set_number, "triage" },
+	{ "wait-demand", A, OPT_TH_DEMAND, C_TRIAGE, set_number, "triage" },
 	{ "interval", A, 'i', C_RUNQ | C_OFFCPU, set_interval, "runq and offcpu" },
 	{ "compat", A, OPT_COMPAT, C_RUNQ, set_compat, "runq" },
 	{ "xval", N, OPT_XVAL, C_RUNQ | C_OFFCPU, set_flag, "runq and offcpu" },
@@ -448,6 +452,7 @@ static void opts_defaults(struct trace_opts *o, const char *cmd, char **command)
 	o->th.blocked_share = 50;
 	o->th.oncpu_share = 50;
 	o->th.throttle_share = 5;
+	o->th.wait_demand = 50;
 	o->pid = o->tid = -1;
 	o->fmt = FMT_BCC;
 	o->backend = "auto";

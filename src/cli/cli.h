@@ -41,7 +41,7 @@ struct trace_opts {
 	bool triage;
 	struct {
 		uint64_t runq_tail_us;
-		unsigned runq_share, blocked_share, oncpu_share, throttle_share;
+		unsigned runq_share, blocked_share, oncpu_share, throttle_share, wait_demand;
 	} th;				/* triage thresholds */
 	bool strict;			/* exit EXIT_PARTIAL when events were lost */
 	/* offcpu by stack (-K, -U) */

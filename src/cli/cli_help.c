@@ -125,6 +125,8 @@ static const char triage_help[] =
 "      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
 "      --oncpu-share PCT  share of time running meaning on-CPU (50)\n"
 "      --throttle-share PCT  share of the window throttled by cpu.max (5)\n"
+"      --wait-demand PCT  share of the time wanting a CPU spent waiting for\n"
+"                         it (p99 >= 1 ms) meaning contention (50)\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"

@@ -60,6 +60,16 @@ static int32_t run_tgid(int32_t tid, void *arg)
 	return tgid;
 }
 
+/* a process's name: from /proc while it lives (live runs only) */
+static int run_comm(int32_t pid, char *buf, size_t len, void *arg)
+{
+	const struct run *r = arg;
+
+	if (r->o->replay_path)
+		return -ENOENT;
+	return proc_comm(pid, buf, len);
+}
+
 /* OFFCPU_FTRACE_DEBUG_TID=N: every event that names thread N, on stderr */
 static void debug_event(const struct run *r, const struct sched_event *ev)
 {
@@ -524,6 +534,7 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 	}
 	cfg->max_stacks = o->max_stacks;
 	cfg->tgid_of = run_tgid;
+	cfg->comm_of = run_comm;
 	cfg->tgid_arg = r;
 	ret = state_filter(o, cfg);
 	if (ret >= 0)

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "escape.h"
+#include "procfs.h"
 #include "run.h"
 #include "sig.h"
 #include "triage.h"
@@ -134,6 +136,59 @@ static const struct group *top_group(const struct groups *gs)
 	return best;
 }
 
+/*
+ * triage: could the process of @g be "the one blocked longest"? Not
+ * offcpu-ftrace itself, and, for sleeping, not a parent that only waits
+ * for its children (it started a process, or sleeps in wait4() now).
+ */
+static bool blocked_candidate(const struct run *r, const struct group *g, bool asleep)
+{
+	if (g->id == GROUP_OTHER || g->id <= 0)
+		return false;
+	if ((!r->o->replay_path && g->id == getpid()) ||
+	    !strncmp(g->comm, "offcpu-ftrace", COMM_LEN))
+		return false;
+	if (asleep && (g->parent || (!r->o->replay_path &&
+				     proc_waits_for_child((int32_t)g->id))))
+		return false;
+	return true;
+}
+
+/* triage: blocked time by state, and who was blocked (D) and asleep (S) longest */
+static void blocked_split(const struct run *r, struct triage_in *in)
+{
+	const struct groups *gs = &r->an.blk.groups;
+	const struct group *d = NULL, *s = NULL;
+	uint32_t i;
+
+	in->blocked_ns = in->blocked_d_ns = in->blocked_s_ns = in->parent_wait_ns = 0;
+	for (i = 0; i < gs->n; i++) {
+		const struct group *g = gs->v[i];
+		uint64_t sl = g->blk_s_ns + g->blk_other_ns;
+
+		/* a parent asleep while its children work: their time tells */
+		if (g->parent) {
+			in->parent_wait_ns += sl;
+			sl = 0;
+		}
+		in->blocked_d_ns += g->blk_d_ns;
+		in->blocked_s_ns += sl;
+		if (g->blk_d_ns && blocked_candidate(r, g, false) &&
+		    (!d || g->blk_d_ns > d->blk_d_ns))
+			d = g;
+		if (sl && blocked_candidate(r, g, true) &&
+		    (!s || sl > s->blk_s_ns + s->blk_other_ns))
+			s = g;
+	}
+	in->blocked_ns = in->blocked_d_ns + in->blocked_s_ns;
+	in->top_d_pid = d ? (int32_t)d->id : -1;
+	in->top_s_pid = s ? (int32_t)s->id : -1;
+	if (d)
+		memcpy(in->top_d_comm, d->comm, COMM_LEN);
+	if (s)
+		memcpy(in->top_s_comm, s->comm, COMM_LEN);
+}
+
 static void merge_groups(const struct groups *gs, struct hist *h)
 {
 	uint32_t i;
@@ -149,8 +204,12 @@ static void triage_scope(const struct run *r, char *scope, size_t slen, char *ne
 	const struct trace_opts *o = r->o;
 
 	if (r->have_child) {
+		size_t n;
+
 		snprintf(scope, slen, "%s and its descendants", o->command[0]);
-		snprintf(next, nlen, "-- %s ...", o->command[0]);
+		n = (size_t)snprintf(next, nlen, "-- ");
+		if (n < nlen)
+			shell_quote_argv(next + n, nlen - n, o->command, 160);
 	} else if (o->pid >= 0) {
 		snprintf(scope, slen, "process %d", o->pid);
 		snprintf(next, nlen, "-p %d%s", o->pid, o->replay_path ? "" : " 10");
@@ -173,12 +232,11 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 {
 	struct backend_sampling smp;
 	const struct trace_opts *o = r->o;
-	char scope[4200], next[4200], tool[4200];
+	char scope[4200], next[4200], tool[4200], restack[256];
 	const struct group *g;
 	struct triage_in in;
 	struct hist runq, blk;
 	struct cpu_throttle thr;
-	uint64_t blk_ns;
 
 	memset(&in, 0, sizeof(in));
 	triage_scope(r, scope, sizeof(scope), next, sizeof(next));
@@ -198,14 +256,15 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 	in.blocked = &blk;
 	in.running_ns = r->an.counts.oncpu_ns;
 	in.runq_ns = runq.sum_ns;
-	/* blocked intervals end with the wait for a CPU after the wakeup */
-	blk_ns = blk.sum_ns > r->an.counts.runq_wake_ns ? blk.sum_ns - r->an.counts.runq_wake_ns : 0;
-	in.blocked_ns = blk_ns;
-	in.top_blocked_pid = in.top_runq_pid = -1;
-	if ((g = top_group(&r->an.blk.groups))) {
-		in.top_blocked_pid = (int32_t)g->id;
-		memcpy(in.top_blocked_comm, g->comm, COMM_LEN);
+	/* blocked intervals without the wait for a CPU after the wakeup */
+	blocked_split(r, &in);
+	in.by_command = r->have_child;
+	if (o->replay_path && !(r->ops->events(r->b) & (1u << SEV_KSTACK))) {
+		snprintf(restack, sizeof(restack), "offcpu-ftrace record -K -o FILE %s",
+			 o->pid >= 0 ? "-p PID 10" : o->tid >= 0 ? "-t TID 10" : "10");
+		in.restack = restack;
 	}
+	in.top_runq_pid = -1;
 	if ((g = top_group(&r->an.runq.groups))) {
 		in.top_runq_pid = (int32_t)g->id;
 		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
@@ -225,6 +284,7 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 	in.th.blocked_share = o->th.blocked_share;
 	in.th.oncpu_share = o->th.oncpu_share;
 	in.th.throttle_share = o->th.throttle_share;
+	in.th.wait_demand = o->th.wait_demand;
 	in.lost = lost;
 	in.missed_switch = r->an.counts.missed_switch;
 	in.unmeasured = r->an.counts.unmeasured;

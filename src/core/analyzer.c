@@ -219,9 +219,9 @@ static bool task_selected(struct analyzer *an, int32_t tid)
 	return true;
 }
 
-/* The group an interval of @tid ending on @cpu belongs to, named; or NULL. */
-static struct group *group_of(struct analyzer *an, struct an_mode_state *m, int32_t tid,
-			      int32_t tgid, int32_t cpu, const char *comm)
+/* The group @n intervals of @tid ending on @cpu belong to, named; or NULL. */
+static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+				int32_t tgid, int32_t cpu, const char *comm, uint64_t n)
 {
 	struct group *g;
 	int64_t id = 0;
@@ -240,26 +240,63 @@ static struct group *group_of(struct analyzer *an, struct an_mode_state *m, int3
 			tgid = tid == IDLE_TID ? 0 : tgid_lookup(an, tid);
 		if (tgid < 0) {
 			/* the process is gone: a thread id is the best key left */
-			an->counts.tgid_unknown++;
+			an->counts.tgid_unknown += n;
 			tgid = tid;
 		}
 		id = tgid;
 		break;
 	}
 	g = groups_get(&m->groups, id);
-	if (g && comm && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
-	    (an->cfg.key == KEY_TID || tid == tgid || !g->comm[0]))
+	if (!g)
+		return NULL;
+	/* a process is named for itself, whichever thread's interval this is */
+	/* a thread with no name in the event (perf's switch records) too */
+	if (((an->cfg.key == KEY_PID && (tid != tgid || !comm || !comm[0])) ||
+	     (an->cfg.key == KEY_TID && (!comm || !comm[0]) && !g->comm[0])) &&
+	    !g->named && !g->name_tried && id > 0 && an->cfg.comm_of) {
+		char name[COMM_LEN];
+
+		g->name_tried = true;
+		if (an->cfg.comm_of((int32_t)id, name, COMM_LEN, an->cfg.tgid_arg) == 0 && name[0]) {
+			comm_copy(g->comm, name);
+			g->named = true;
+		}
+	}
+	if (comm && comm[0] && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
+	    (an->cfg.key == KEY_TID || tid == tgid || (!g->named && !g->comm[0]))) {
 		comm_copy(g->comm, comm);
+		g->named |= an->cfg.key == KEY_PID && tid == tgid;
+	}
 	return g;
 }
 
-static void record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
-		   int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
+static struct group *group_of(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+			      int32_t tgid, int32_t cpu, const char *comm)
+{
+	return group_of_n(an, m, tid, tgid, cpu, comm, 1);
+}
+
+static struct group *record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
+			    int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
 {
 	struct group *g = group_of(an, m, tid, tgid, cpu, comm);
 
 	if (g)
 		hist_add(&g->h, ns, an->cfg.unit_ns);
+	return g;
+}
+
+/* triage: @ns of blocked time of group @g, by the state it began in */
+static void blk_by_state(const struct analyzer *an, struct group *g, int64_t state, uint64_t ns)
+{
+	if (!g)
+		return;
+	if (state != SCHED_STATE_UNKNOWN && ((uint64_t)state & an->s_bits))
+		g->blk_s_ns += ns;
+	else if (state != SCHED_STATE_UNKNOWN && ((uint64_t)state & an->d_bits))
+		g->blk_d_ns += ns;
+	else
+		g->blk_other_ns += ns;
 }
 
 /* A run-queue wait of @tid the trace could not measure, counted in its group. */
@@ -327,11 +364,12 @@ static bool off_state_wanted(const struct an_cfg *c, int64_t state)
 
 /*
  * The off-CPU interval of @t ends at @end (the thread passed the -p/-t/-c
- * filters). Returns 1 when it was recorded, 0 when --state/--min/--max
+ * filters); @wake_ns of it, at its end, was the wait for a CPU after its
+ * wakeup. Returns 1 when it was recorded, 0 when --state/--min/--max
  * left it out, -1 when it was negative.
  */
 static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid,
-		     int32_t cpu, const char *comm)
+		     int32_t cpu, const char *comm, uint64_t wake_ns)
 {
 	const struct an_cfg *c = &an->cfg;
 	uint64_t d = end - t->off_ts;
@@ -349,7 +387,8 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	/* triage: the part of off-CPU time that began with blocking */
 	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN &&
 	    !sched_state_runnable(&c->states, t->off_state))
-		record(an, &an->blk, d, t->tid, tgid, cpu, comm);
+		blk_by_state(an, record(an, &an->blk, d, t->tid, tgid, cpu, comm),
+			     t->off_state, d > wake_ns ? d - wake_ns : 0);
 	/* blocked time by the state it began in */
 	if (t->off_state == SCHED_STATE_UNKNOWN)
 		an->counts.blocked_other_ns += d;
@@ -381,6 +420,7 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 {
 	int32_t tid = ev->next_pid, tgid;
 	const char *comm = ev->next_comm;
+	uint64_t wake_ns = 0;	/* the wait for a CPU that ended its blocked interval */
 	struct task *t;
 	bool wanted;
 
@@ -398,8 +438,10 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 				} else {
 					record(an, &an->runq, ev->ts - t->runq_ts,
 					       tid, tgid, ev->cpu, comm);
-					if (!(t->flags & TASK_PREEMPTED))
-						an->counts.runq_wake_ns += ev->ts - t->runq_ts;
+					if (!(t->flags & TASK_PREEMPTED)) {
+						wake_ns = ev->ts - t->runq_ts;
+						an->counts.runq_wake_ns += wake_ns;
+					}
 				}
 			}
 			clear_start(an, t, TASK_RUNQ);
@@ -417,7 +459,7 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 		t = tasktab_find(&an->tasks, tid);
 		if (t && (t->flags & TASK_OFF)) {
 			if (wanted)
-				close_off(an, t, ev->ts, tgid, ev->cpu, comm);
+				close_off(an, t, ev->ts, tgid, ev->cpu, comm, wake_ns);
 			clear_start(an, t, TASK_OFF);
 		} else if (wanted) {
 			an->off.inc.open_at_start++;
@@ -525,7 +567,7 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 		if (t->wake_ts > bound)
 			bound = t->wake_ts;
 		if (task_wanted(an, in, t->comm, &tgid) &&
-		    close_off(an, t, bound, tgid, cpu, t->comm) > 0) {
+		    close_off(an, t, bound, tgid, cpu, t->comm, 0) > 0) {
 			an->counts.inferred++;
 			an->counts.inferred_slack_ns += ev->ts > bound ? ev->ts - bound : 0;
 		}
@@ -632,6 +674,19 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 		/* a followed task's child (thread or process) is followed too */
 		if (an->cfg.follow && follow_has(an, ev->pid))
 			follow_add(an, ev->next_pid);
+		/*
+		 * triage: a process that started one of its own (a new thread
+		 * group, when the child can still be looked up) waits for it,
+		 * and is not "the blocked process"
+		 */
+		if (an->cfg.triage && ev->next_pid > 0 && task_selected(an, ev->pid) &&
+		    tgid_lookup(an, ev->next_pid) == ev->next_pid) {
+			int32_t ptgid = tgid_lookup(an, ev->pid);
+			struct group *g = ptgid > 0 ? groups_get(&an->blk.groups, ptgid) : NULL;
+
+			if (g)
+				g->parent = true;
+		}
 		break;
 	case SEV_WAKING:
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ) && an->cfg.compat == COMPAT_PERF)
@@ -668,49 +723,29 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 	struct an_mode_state *m = mode == AN_RUNQ ? &an->runq : &an->off;
 	int32_t tgid = -2;
 	struct group *g;
-	int64_t id = 0;
 
 	if (tid > 0 && !task_wanted(an, tid, comm, &tgid))
 		return;
-	switch (an->cfg.key) {
-	case KEY_TID:
-		id = tid;
-		break;
-	case KEY_CPU:
-		id = cpu;
-		break;
-	case KEY_PID:
-		if (tgid == -2)
-			tgid = tid > 0 ? tgid_lookup(an, tid) : -1;
-		if (tgid < 0) {
-			an->counts.tgid_unknown += n;
-			tgid = tid;
-		}
-		id = tgid;
-		break;
-	default:
-		break;
-	}
-	g = groups_get(&m->groups, id);
-	if (!g)
-		return;
-	if (comm && comm[0] && (an->cfg.key == KEY_TID ||
-				(an->cfg.key == KEY_PID && (tid == tgid || !g->comm[0]))))
-		snprintf(g->comm, COMM_LEN, "%s", comm);
-	hist_add_n(&g->h, v, n, sum_ns);
+	/* the kernel's keys: no thread (tid 0) is the one idle key */
+	if (tid <= 0 && tgid == -2)
+		tgid = -1;
+	g = group_of_n(an, m, tid, tgid, cpu, comm, n);
+	if (g)
+		hist_add_n(&g->h, v, n, sum_ns);
 }
 
 /* @n intervals summing to @ns in @m's group of @tid: totals only */
-static void add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
-		       int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
+static struct group *add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+				int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
 {
 	struct group *g;
 
 	if (!n && !ns)
-		return;
+		return NULL;
 	g = group_of(an, m, tid, tgid, -1, comm);
 	if (g)
 		hist_add_total(&g->h, n, ns, an->cfg.unit_ns);
+	return g;
 }
 
 void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
@@ -724,7 +759,14 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 	if (an->cfg.modes & AN_OFFCPU)
 		add_totals(an, &an->off, t->tid, tgid, t->comm, t->off_n, t->off_ns);
 	if (an->cfg.triage) {
-		add_totals(an, &an->blk, t->tid, tgid, t->comm, t->blk_n, t->blk_ns);
+		struct group *g = add_totals(an, &an->blk, t->tid, tgid, t->comm, t->blk_n,
+					     t->blk_ns);
+
+		if (g) {
+			g->blk_s_ns += t->s_ns;
+			g->blk_d_ns += t->d_ns;
+			g->blk_other_ns += t->other_ns;
+		}
 		an->counts.oncpu_ns += t->oncpu_ns;
 	}
 	an->counts.blocked_s_ns += t->s_ns;

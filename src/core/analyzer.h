@@ -64,7 +64,10 @@ struct an_cfg {
 	/* triage: on-CPU time, and off-CPU intervals that began blocked */
 	bool triage;
 	tgid_fn tgid_of;
-	void *tgid_arg;
+	void *tgid_arg;		/* also comm_of's */
+	/* the name of task @pid (a process: its main thread's), 0 or -errno:
+	 * -P groups are named for the process, not for one of its threads */
+	int (*comm_of)(int32_t pid, char *buf, size_t len, void *arg);
 	/*
 	 * -- COMMAND: only these threads and every task they fork (from
 	 * sched_process_fork events), whatever -p/-t say. NULL = off.

@@ -6,6 +6,7 @@
 #ifndef OFFCPU_GROUPS_H
 #define OFFCPU_GROUPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -19,6 +20,12 @@ struct group {
 	char comm[COMM_LEN];	/* last comm seen for this id ("" if none) */
 	struct hist h;
 	uint64_t unmeasured;	/* intervals the trace could not measure */
+	/* triage: blocked time by the state it began in (S, D, other), the
+	 * wait for a CPU after the wakeup left out */
+	uint64_t blk_s_ns, blk_d_ns, blk_other_ns;
+	bool parent;		/* triage: it started a process of its own */
+	bool named;		/* comm is the process's own name */
+	bool name_tried;	/* ... looked up once */
 };
 
 struct groups {

@@ -88,3 +88,23 @@ int proc_comm(int32_t tid, char *buf, size_t len)
 		buf[n - 1] = '\0';
 	return 0;
 }
+
+bool proc_waits_for_child(int32_t pid)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* wait4(), waitid(), waitpid() sleep in do_wait */
+	return !strcmp(buf, "do_wait") || !strcmp(buf, "kernel_wait4") ||
+	       !strcmp(buf, "kernel_waitid");
+}

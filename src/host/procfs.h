@@ -3,6 +3,7 @@
 #ifndef OFFCPU_PROCFS_H
 #define OFFCPU_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,8 @@ int proc_threads(int32_t pid, int32_t **tids);
 
 /* /proc/<tid>/comm into @buf, without the newline; -errno if gone */
 int proc_comm(int32_t tid, char *buf, size_t len);
+
+/* Process @pid's main thread sleeps in wait4()/waitid() (its wchan, now). */
+bool proc_waits_for_child(int32_t pid);
 
 #endif

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Escaping text for each output format: JSON strings, OpenMetrics label values. */
+/* Escaping text for each output format: JSON strings, OpenMetrics label values,
+ * shell words. */
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "escape.h"
 
@@ -39,5 +43,42 @@ void om_label_value(FILE *f, const char *s, size_t max)
 			fputs("\\n", f);
 		else
 			fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+}
+
+/* one word for a POSIX shell: as it is when it is plain, else single-quoted */
+static size_t shell_word(char *buf, size_t len, const char *s)
+{
+	size_t n, i;
+	bool plain = *s != '\0';
+
+	for (i = 0; s[i]; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_-./:=+,@%^", s[i]))
+			plain = false;
+	if (plain)
+		return (size_t)snprintf(buf, len, "%s", s);
+	/* '...', each ' inside as '\'' ; the length it needs is returned */
+	n = (size_t)snprintf(buf, len, "'");
+	for (i = 0; s[i]; i++)
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s",
+				      s[i] == '\'' ? "'\\''" : (char[2]){ s[i], '\0' });
+	n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "'");
+	return n;
+}
+
+void shell_quote_argv(char *buf, size_t len, char *const *argv, size_t max)
+{
+	char word[1024];
+	size_t n = 0, w;
+
+	if (len)
+		buf[0] = '\0';
+	for (; *argv; argv++) {
+		w = shell_word(word, sizeof(word), *argv);
+		if (w >= sizeof(word) || n + (n ? 1 : 0) + w > max || n + w + 2 >= len) {
+			snprintf(buf + n, len - n, "%s...", n ? " " : "");
+			return;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", word);
 	}
 }

@@ -10,5 +10,11 @@
 void json_str(FILE *f, const char *s, size_t max);
 /* An OpenMetrics label value, escaped as the exposition format wants. */
 void om_label_value(FILE *f, const char *s, size_t max);
+/*
+ * @argv as a POSIX shell command line (plain words as they are, others
+ * single-quoted), in at most @max bytes: the words that do not fit
+ * become "...".
+ */
+void shell_quote_argv(char *buf, size_t len, char *const *argv, size_t max);
 
 #endif

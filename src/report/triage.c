@@ -28,12 +28,45 @@ static double psi_share(const struct triage_in *in, unsigned r)
 	       (in->window_s * 1e6);
 }
 
+/* Short waits are never the finding, whatever their share. */
+#define DEMAND_MIN_P99_US 1000
+
+/* "see where it blocks: ..." for the D or the S case */
+static void next_where(const struct triage_in *in, struct verdict *v, bool d)
+{
+	const char *tool = in->next_tool ? in->next_tool : "offcpu-ftrace";
+	const char *window = in->next_window ? in->next_window : " 10";
+	const char *st = d ? "D" : "S";
+	int32_t pid = d ? in->top_d_pid : in->top_s_pid;
+	const char *comm = d ? in->top_d_comm : in->top_s_comm;
+	const char *what = d ? "blocked longest" : "asleep longest";
+	/* sleeping can be by choice: the step is for when it should not be */
+	const char *pre = d ? "" : "if they should have been working, ";
+	char who[64] = "";
+
+	if (pid > 0)
+		snprintf(who, sizeof(who), "   (%.15s, %s)", comm, what);
+	if (in->restack) {
+		/* a recording without stacks: make one that has them */
+		snprintf(v->next, sizeof(v->next), "%swhere %s needs kernel stacks, which the "
+			 "recording lacks: %s, then offcpu-ftrace report FILE offcpu -K --state %s%s",
+			 pre, d ? "they block" : "they sleep", in->restack, st, who);
+	} else if (in->by_command || pid <= 0) {
+		snprintf(v->next, sizeof(v->next), "%ssee where %s: %s offcpu -K --state %s %s%s",
+			 pre, d ? "they block" : "they sleep", tool, st, in->next_scope, who);
+	} else {
+		snprintf(v->next, sizeof(v->next), "%ssee where it %s: %s offcpu -K --state %s "
+			 "-p %d%s%s", pre, d ? "blocks" : "sleeps", tool, st, pid, window, who);
+	}
+}
+
 void triage_verdict(const struct triage_in *in, struct verdict *v)
 {
 	double total = (double)in->running_ns + (double)in->runq_ns + (double)in->blocked_ns;
+	double demand = (double)in->running_ns + (double)in->runq_ns;
 	uint64_t p99 = in->runq->count ? hist_percentile(in->runq, 99) : 0;
 	const char *tool = in->next_tool ? in->next_tool : "offcpu-ftrace";
-	const char *window = in->next_window ? in->next_window : " 10";
+	double d_share = 0, s_share = 0, of_demand = 0;
 	char a[32], b[32];
 
 	memset(v, 0, sizeof(*v));
@@ -41,19 +74,28 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		v->running = (double)in->running_ns / total;
 		v->waiting = (double)in->runq_ns / total;
 		v->blocked = (double)in->blocked_ns / total;
+		d_share = (double)in->blocked_d_ns / total;
+		s_share = (double)in->blocked_s_ns / total;
 	}
+	if (demand > 0)
+		of_demand = (double)in->runq_ns / demand;
 	human(a, sizeof(a), (double)p99);
 	if (!hist_timed(in->runq))
 		snprintf(a, sizeof(a), "unknown (sampled)");
+	human(b, sizeof(b), in->blocked->count ? (double)hist_percentile(in->blocked, 99) : 0);
+	if (!hist_timed(in->blocked))
+		snprintf(b, sizeof(b), "unknown (sampled)");
 	if (in->have_throttle && in->nr_throttled &&
 	    (double)in->throttled_ns >= in->th.throttle_share / 100.0 * in->window_s * 1e9) {
+		char t[32];
+
 		v->kind = VERDICT_THROTTLED;
 		v->name = "cpu_throttled";
-		human(b, sizeof(b), (double)in->throttled_ns / 1e3);
+		human(t, sizeof(t), (double)in->throttled_ns / 1e3);
 		snprintf(v->why, sizeof(v->why), "the cgroup's CPU limit throttled it in %" PRIu64
 			 " of %" PRIu64 " periods, %s in all (threshold %u%% of the window); "
 			 "threads waited for a CPU %.0f%% of their time", in->nr_throttled,
-			 in->periods, b, in->th.throttle_share, 100 * v->waiting);
+			 in->periods, t, in->th.throttle_share, 100 * v->waiting);
 		snprintf(v->next, sizeof(v->next), "raise the cgroup's cpu.max (cpu.cfs_quota_us "
 			 "on cgroup v1) or run fewer jobs in parallel inside it");
 	} else if (total > 0 && (v->waiting * 100 >= in->th.runq_share ||
@@ -66,22 +108,35 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		snprintf(v->next, sizeof(v->next), "more runnable work than cores: run fewer jobs "
 			 "in parallel or add CPUs; who waits most: %s runq -P %s", tool,
 			 in->next_scope);
-	} else if (total > 0 && v->blocked * 100 >= in->th.blocked_share) {
+	} else if (demand > 0 && hist_timed(in->runq) && p99 >= DEMAND_MIN_P99_US &&
+		   of_demand * 100 >= in->th.wait_demand) {
+		/* mostly asleep, but when they had work they waited for a CPU */
+		v->kind = VERDICT_CONTENTION;
+		v->name = "cpu_contention";
+		snprintf(v->why, sizeof(v->why), "of the time threads wanted a CPU, they waited "
+			 "%.0f%% (p99 wait %s; thresholds: %u%%, with p99 of at least 1 ms); they "
+			 "slept most of the window, which is not the finding", 100 * of_demand, a,
+			 in->th.wait_demand);
+		snprintf(v->next, sizeof(v->next), "their wakeups wait for busy CPUs: run fewer "
+			 "jobs beside them, add CPUs or raise their priority; who waits most: %s "
+			 "runq -P %s", tool, in->next_scope);
+	} else if (total > 0 && v->blocked * 100 >= in->th.blocked_share &&
+		   in->blocked_d_ns >= in->blocked_s_ns) {
 		v->kind = VERDICT_BLOCKED;
 		v->name = "blocked";
-		human(b, sizeof(b), in->blocked->count ? (double)hist_percentile(in->blocked, 99) : 0);
-		if (!hist_timed(in->blocked))
-			snprintf(b, sizeof(b), "unknown (sampled)");
-		snprintf(v->why, sizeof(v->why), "threads were blocked (I/O, locks, sleeps) %.0f%% "
-			 "of their time, p99 %s; waits for a CPU were short (%.0f%%, p99 %s)",
-			 100 * v->blocked, b, 100 * v->waiting, a);
-		if (in->top_blocked_pid > 0)
-			snprintf(v->next, sizeof(v->next), "see where it blocks: %s "
-				 "offcpu -K -p %d%s   (%.15s, blocked longest)", tool,
-				 in->top_blocked_pid, window, in->top_blocked_comm);
-		else
-			snprintf(v->next, sizeof(v->next), "see where they block: %s "
-				 "offcpu -K %s", tool, in->next_scope);
+		snprintf(v->why, sizeof(v->why), "threads were blocked %.0f%% of their time, p99 "
+			 "%s: uninterruptible (D: disk, some locks) %.0f%%, asleep (S) %.0f%%; "
+			 "waits for a CPU were short (%.0f%%, p99 %s)", 100 * v->blocked, b,
+			 100 * d_share, 100 * s_share, 100 * v->waiting, a);
+		next_where(in, v, true);
+	} else if (total > 0 && v->blocked * 100 >= in->th.blocked_share) {
+		v->kind = VERDICT_SLEEPING;
+		v->name = "sleeping";
+		snprintf(v->why, sizeof(v->why), "threads slept %.0f%% of their time (S: timers, "
+			 "events, pipes, sockets, locks: by choice or for another thread), "
+			 "uninterruptible (D) %.0f%%; waits for a CPU were short (%.0f%%, p99 %s)",
+			 100 * s_share, 100 * d_share, 100 * v->waiting, a);
+		next_where(in, v, false);
 	} else if (total > 0 && v->running * 100 >= in->th.oncpu_share) {
 		v->kind = VERDICT_ONCPU;
 		v->name = "on_cpu";
@@ -94,8 +149,9 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 		v->kind = VERDICT_MIXED;
 		v->name = "mixed";
 		snprintf(v->why, sizeof(v->why), "no dominant cause: running %.0f%%, waiting for a "
-			 "CPU %.0f%% (p99 %s), blocked %.0f%%", 100 * v->running,
-			 100 * v->waiting, a, 100 * v->blocked);
+			 "CPU %.0f%% (p99 %s), blocked %.0f%% (D %.0f%%, S %.0f%%)",
+			 100 * v->running, 100 * v->waiting, a, 100 * v->blocked, 100 * d_share,
+			 100 * s_share);
 		snprintf(v->next, sizeof(v->next), "look at both: %s runq -P %s and "
 			 "%s offcpu -K %s", tool, in->next_scope, tool, in->next_scope);
 	} else {
@@ -140,6 +196,22 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 	human(t, sizeof(t), (double)in->blocked_ns / 1e3);
 	fprintf(f, "%-20s %10s %5.0f%%", "blocked", t, 100 * v->blocked);
 	tail_cols(f, in->blocked);
+	if (in->blocked_ns) {
+		double total = (double)in->running_ns + (double)in->runq_ns +
+			       (double)in->blocked_ns;
+
+		human(t, sizeof(t), (double)in->blocked_d_ns / 1e3);
+		fprintf(f, "  %-18s %10s %5.0f%%\n", "uninterruptible (D)", t,
+			100 * (double)in->blocked_d_ns / total);
+		human(t, sizeof(t), (double)in->blocked_s_ns / 1e3);
+		fprintf(f, "  %-18s %10s %5.0f%%\n", "asleep (S)", t,
+			100 * (double)in->blocked_s_ns / total);
+	}
+	if (in->parent_wait_ns) {
+		human(t, sizeof(t), (double)in->parent_wait_ns / 1e3);
+		fprintf(f, "# not counted as blocked: %s asleep in processes that started "
+			"processes of their own (waiting for their children)\n", t);
+	}
 	fputs("\npressure (some, share of the window):", f);
 	for (i = 0; i < PSI_N; i++) {
 		double s = psi_share(in, i);
@@ -193,8 +265,10 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 	fprintf(f, ",\"backend\":\"%s\",\"clock\":\"%s\",\"unit\":\"usecs\",\"window\":"
 		"{\"duration_s\":%.6f},\"time_ns\":{\"running\":%" PRIu64 ",\"waiting\":%"
 		PRIu64 ",\"blocked\":%" PRIu64 "},\"share\":{\"running\":%.4f,\"waiting\":%.4f,"
-		"\"blocked\":%.4f}", in->backend, in->clock, in->window_s, in->running_ns,
-		in->runq_ns, in->blocked_ns, v->running, v->waiting, v->blocked);
+		"\"blocked\":%.4f},\"blocked_ns\":{\"uninterruptible\":%" PRIu64 ",\"asleep\":%"
+		PRIu64 ",\"parents_waiting\":%" PRIu64 "}", in->backend, in->clock, in->window_s,
+		in->running_ns, in->runq_ns, in->blocked_ns, v->running, v->waiting, v->blocked,
+		in->blocked_d_ns, in->blocked_s_ns, in->parent_wait_ns);
 	json_hist(f, "runq", in->runq);
 	json_hist(f, "blocked", in->blocked);
 	fputs(",\"psi\":{", f);
@@ -223,9 +297,10 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 	if (in->sampling)
 		sampled_print_json(f, in->sampling, in->command_cpu_ns);
 	fprintf(f, ",\"thresholds\":{\"runq_tail_us\":%" PRIu64 ",\"runq_share\":%u,"
-		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u}",
-		in->th.runq_tail_us, in->th.runq_share, in->th.blocked_share,
-		in->th.oncpu_share, in->th.throttle_share);
+		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u,"
+		"\"wait_demand\":%u}", in->th.runq_tail_us, in->th.runq_share,
+		in->th.blocked_share, in->th.oncpu_share, in->th.throttle_share,
+		in->th.wait_demand);
 	fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"why\":", v->name);
 	json_str(f, v->why, sizeof(v->why));
 	fputs(",\"next\":", f);
@@ -249,6 +324,12 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 		"offcpu_ftrace_time_share{state=\"waiting\"} %.4f\n"
 		"offcpu_ftrace_time_share{state=\"blocked\"} %.4f\n", v->running, v->waiting,
 		v->blocked);
+	fprintf(f, "# TYPE offcpu_ftrace_blocked_state_seconds gauge\n"
+		"# UNIT offcpu_ftrace_blocked_state_seconds seconds\n"
+		"# HELP offcpu_ftrace_blocked_state_seconds Blocked time by the state it began in.\n"
+		"offcpu_ftrace_blocked_state_seconds{state=\"D\"} %.6f\n"
+		"offcpu_ftrace_blocked_state_seconds{state=\"S\"} %.6f\n",
+		(double)in->blocked_d_ns / 1e9, (double)in->blocked_s_ns / 1e9);
 	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
 	 * parser (promtool check metrics, older scrapers) refuses "info". */
 	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"

@@ -22,12 +22,14 @@ struct triage_thresholds {
 	unsigned blocked_share;		/* % of time blocked that means "blocked" */
 	unsigned oncpu_share;		/* % of time running that means "on-CPU" */
 	unsigned throttle_share;	/* % of the window throttled by cpu.max */
+	unsigned wait_demand;		/* % of the time wanting a CPU spent waiting */
 };
 
 enum verdict_kind {
 	VERDICT_THROTTLED,
 	VERDICT_CONTENTION,
-	VERDICT_BLOCKED,
+	VERDICT_BLOCKED,	/* mostly uninterruptible (D) */
+	VERDICT_SLEEPING,	/* mostly asleep (S): by choice, or for another thread */
 	VERDICT_ONCPU,
 	VERDICT_MIXED,
 	VERDICT_IDLE,		/* nothing selected ran */
@@ -38,12 +40,24 @@ struct triage_in {
 	const char *next_scope;		/* options to repeat the scope in a next step */
 	const char *next_tool;		/* "offcpu-ftrace", or "offcpu-ftrace report F" */
 	const char *next_window;	/* " 10" live, "" for a recording */
+	bool by_command;		/* the scope is -- COMMAND: repeat it, not a pid */
+	/* a recording without kernel stacks: how to make one that has them
+	 * ("offcpu-ftrace record -K -o F ..."), else NULL */
+	const char *restack;
 	double window_s;
 	const char *backend, *clock;
 	uint64_t running_ns, runq_ns, blocked_ns;
+	/* blocked_ns by the state it began in: uninterruptible (D: disk, some
+	 * locks) and sleeping (S, and any other blocked state) */
+	uint64_t blocked_d_ns, blocked_s_ns;
+	/* asleep in processes that started processes of their own (a shell,
+	 * make): waiting for their children, left out of blocked_ns */
+	uint64_t parent_wait_ns;
 	const struct hist *runq, *blocked;	/* in usecs */
-	int32_t top_blocked_pid;	/* -1 none */
-	char top_blocked_comm[16];
+	/* the process blocked longest in D, and the one asleep longest (not
+	 * one waiting for its children, not offcpu-ftrace itself); -1 none */
+	int32_t top_d_pid, top_s_pid;
+	char top_d_comm[16], top_s_comm[16];
 	int32_t top_runq_pid;
 	char top_runq_comm[16];
 	struct psi psi_before, psi_after;
@@ -61,8 +75,8 @@ struct triage_in {
 struct verdict {
 	enum verdict_kind kind;
 	const char *name;		/* "cpu_contention", ... */
-	char why[256];			/* the numbers that led to it */
-	char next[256];			/* what to run next */
+	char why[512];			/* the numbers that led to it */
+	char next[768];			/* what to run next */
 	double running, waiting, blocked;	/* shares 0..1 */
 };
 

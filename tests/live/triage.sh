@@ -3,7 +3,7 @@
 #  - runq -L -- CMD sees every thread of CMD and of the processes it forks,
 #    none of a concurrent unrelated busy process, and passes CMD's status;
 #  - --cgroup sees only the threads inside it;
-#  - triage gives cpu_contention, blocked and on_cpu on three crafted
+#  - triage gives cpu_contention, sleeping, blocked and on_cpu on crafted
 #    workloads, and cpu_throttled for a cgroup with a low CPU quota;
 #  - --format=openmetrics is valid exposition text (promtool if installed,
 #    and a strict check here).
@@ -75,7 +75,9 @@ verdict() {	# verdict KIND ARGS...: triage --format=json ARGS has verdict KIND
 }
 kill $busy; wait $busy 2>/dev/null
 verdict cpu_contention -- sh -c "exec '$WORKLOAD' runq $cpu 3 1000 > /dev/null"
-verdict blocked -- sh -c "exec '$WORKLOAD' sleep 25 40 > /dev/null"
+# asleep by choice is "sleeping"; synchronous writes wait in D: "blocked"
+verdict sleeping -- sh -c "exec '$WORKLOAD' sleep 25 40 > /dev/null"
+verdict blocked -- dd if=/dev/zero of="$TMP/dd.out" bs=64k count=300 oflag=dsync status=none
 verdict on_cpu -- "$WORKLOAD" spin 1000
 check_restored "triage verdicts"
 

@@ -23,3 +23,25 @@ ls -a "$TMP" | grep -q '^\.r\.json\.' && fail "temporary file left beside -o FIL
 grep -q '^tracefs' "$TMP/info.txt" || fail "info -o FILE lacks the report: $(head -3 "$TMP/info.txt")"
 check_restored "-o FILE"
 note "-o FILE: results apart from the command's output, atomically"
+
+# triage's next step: the -- COMMAND form, never a pid that is gone; the
+# shell waiting for its children is not "the blocked process"
+"$BIN" triage --format=json -- sh -c "sleep 0.2; dd if=/dev/zero of='$TMP/dd.out' bs=64k count=300 oflag=dsync status=none" \
+	> "$TMP/t.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "triage -- sh -c 'sleep; dd' failed"; }
+"$PY" - "$TMP/t.json" <<'PYEOF' || fail "triage next step: $(cat "$TMP/t.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+nxt = r["verdict"]["next"]
+print("#", r["verdict"]["kind"], "|", nxt)
+assert "-- sh -c 'sleep 0.2; dd " in nxt, "next step is not the command form"
+assert " -p " not in nxt, "next step names a pid"
+assert "(sh," not in nxt, "names the shell that only waits for its children"
+b = r["blocked_ns"]
+assert b["parents_waiting"] > 150e6, "the shell's wait for its children was not set apart: %r" % b
+assert b["uninterruptible"] > 0 and b["asleep"] > 150e6, b
+PYEOF
+# an idle host: offcpu-ftrace itself is never the finding
+"$BIN" triage --format=json 1 > "$TMP/t.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "triage 1 failed"; }
+"$PY" -c 'import json,sys; n=json.load(open(sys.argv[1]))["verdict"]["next"]; print("#", n); assert "(offcpu-ftrace," not in n' "$TMP/t.json" ||
+	fail "triage names itself"
+check_restored "triage next step"

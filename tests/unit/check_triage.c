@@ -3,6 +3,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "escape.h"
 #include "fixture.h"
 #include "triage.h"
 
@@ -26,12 +27,15 @@ static struct triage_in window(double run_ms, double wait_ms, double blocked_ms)
 	in.blocked_ns = (uint64_t)(blocked_ms * 1e6);
 	in.runq = &runq;
 	in.blocked = &blk;
-	in.top_blocked_pid = in.top_runq_pid = -1;
+	in.top_d_pid = in.top_s_pid = in.top_runq_pid = -1;
 	in.th.runq_tail_us = 5000;
 	in.th.runq_share = 10;
 	in.th.blocked_share = 50;
 	in.th.oncpu_share = 50;
 	in.th.throttle_share = 5;
+	in.th.wait_demand = 50;
+	/* blocked time began in D unless a test says otherwise */
+	in.blocked_d_ns = in.blocked_ns;
 	return in;
 }
 
@@ -57,11 +61,57 @@ START_TEST(test_verdicts)
 	ck_assert_str_eq(v.name, "cpu_contention");
 
 	in = window(100, 10, 890);
-	in.top_blocked_pid = 77;
-	strcpy(in.top_blocked_comm, "dd");
+	in.top_d_pid = 77;
+	strcpy(in.top_d_comm, "dd");
 	triage_verdict(&in, &v);
 	ck_assert_str_eq(v.name, "blocked");
-	ck_assert(strstr(v.next, "offcpu -K -p 77"));
+	ck_assert_msg(strstr(v.next, "offcpu -K --state D -p 77 10   (dd, blocked longest)"),
+		      "%s", v.next);
+
+	/* with -- COMMAND the next step is the command again, not a pid gone */
+	in.by_command = true;
+	in.next_scope = "-- dd if=/dev/zero of=f bs=1M count=64 oflag=dsync";
+	triage_verdict(&in, &v);
+	ck_assert_msg(strstr(v.next, "offcpu -K --state D -- dd if=/dev/zero"), "%s", v.next);
+	ck_assert(!strstr(v.next, "-p 77"));
+
+	/* a recording without kernel stacks: how to make one with them */
+	in.by_command = false;
+	in.restack = "offcpu-ftrace record -K -o FILE 10";
+	in.next_tool = "offcpu-ftrace report s.dat";
+	triage_verdict(&in, &v);
+	ck_assert_msg(strstr(v.next, "recording lacks: offcpu-ftrace record -K -o FILE 10"),
+		      "%s", v.next);
+	ck_assert(!strstr(v.next, "report s.dat offcpu -K -p"));
+	in.restack = NULL;
+	in.next_tool = NULL;
+
+	/* mostly asleep by choice: "sleeping", the step names the sleeper */
+	in = window(100, 10, 890);
+	in.blocked_d_ns = 90000000;
+	in.blocked_s_ns = 800000000;
+	in.top_s_pid = 12;
+	strcpy(in.top_s_comm, "sleepy");
+	triage_verdict(&in, &v);
+	ck_assert_str_eq(v.name, "sleeping");
+	ck_assert_msg(strstr(v.next, "if they should have been working") &&
+		      strstr(v.next, "--state S -p 12 10   (sleepy, asleep longest)"), "%s", v.next);
+	ck_assert(strstr(v.why, "uninterruptible (D) 9%"));
+
+	/* a sleeper whose wakeups wait: of the time it wanted a CPU, 80%
+	 * went waiting, with a p99 of 2 ms: contention, not sleeping */
+	in = window(10, 40, 950);
+	in.blocked_s_ns = in.blocked_ns;
+	in.blocked_d_ns = 0;
+	hist_add(&runq, 2000000, 1000);
+	triage_verdict(&in, &v);
+	ck_assert_str_eq(v.name, "cpu_contention");
+	ck_assert(strstr(v.why, "of the time threads wanted a CPU, they waited 80%"));
+	/* ... but never for short waits */
+	hist_reset(&runq);
+	hist_add(&runq, 200000, 1000);
+	triage_verdict(&in, &v);
+	ck_assert_str_eq(v.name, "sleeping");
 
 	in = window(400, 50, 550);
 	in.have_throttle = true;
@@ -82,12 +132,33 @@ START_TEST(test_verdicts)
 }
 END_TEST
 
+/* the next step's command line, as a shell reads it back */
+START_TEST(test_shell_quote)
+{
+	char *const plain[] = { "dd", "if=/dev/zero", "of=f", "bs=1M", NULL };
+	char *const odd[] = { "sh", "-c", "sleep 0.2; dd if=x of=y", "it's", "", NULL };
+	char *const long_[] = { "make", "-j8", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+				"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", NULL };
+	char buf[256];
+
+	shell_quote_argv(buf, sizeof(buf), plain, 160);
+	ck_assert_str_eq(buf, "dd if=/dev/zero of=f bs=1M");
+	shell_quote_argv(buf, sizeof(buf), odd, 160);
+	ck_assert_str_eq(buf, "sh -c 'sleep 0.2; dd if=x of=y' 'it'\\''s' ''");
+	shell_quote_argv(buf, sizeof(buf), long_, 60);
+	ck_assert_str_eq(buf, "make -j8 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa ...");
+	shell_quote_argv(buf, 12, plain, 160);
+	ck_assert(strlen(buf) < 12);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("triage");
 	TCase *tc = tcase_create("triage");
 
 	tcase_add_test(tc, test_verdicts);
+	tcase_add_test(tc, test_shell_quote);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
