@@ -108,6 +108,7 @@ enum {
 	OPT_XVAL,
 	OPT_STACK_DEPTH,
 	OPT_TOP,
+	OPT_BY,
 	OPT_MAX_STACKS,
 	OPT_RECORD,
 	OPT_RATE,
@@ -175,13 +176,25 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	return -1;
 }
 
+static int pick(struct trace_opts *o, const struct optdef *d, const char *arg,
+		const char *const *names, int *out);
+
 static int set_key(struct trace_opts *o, const struct optdef *d, const char *arg)
 {
+	static const char *const names[] = { "pid", "tid", "cpu", "comm", NULL };
+	static const enum an_key keys[] = { KEY_PID, KEY_TID, KEY_CPU, KEY_COMM };
 	enum an_key k = d->key == 'P' ? KEY_PID : d->key == 'L' ? KEY_TID : KEY_CPU;
+	int i, ret;
 
-	(void)arg;
+	if (d->key == OPT_BY) {
+		ret = pick(o, d, arg, names, &i);
+		if (ret >= 0)
+			return ret;
+		k = keys[i];
+	}
 	if (o->key != KEY_NONE && o->key != k) {
-		usage_err(o->cmd, "-P, -L and -C exclude each other (-%c given too)", d->key);
+		usage_err(o->cmd, "-P, -L, -C and --by exclude each other (%s given too)",
+			  d->key == OPT_BY ? "--by" : d->key == 'P' ? "-P" : d->key == 'L' ? "-L" : "-C");
 		return EXIT_USAGE;
 	}
 	o->key = k;
@@ -391,7 +404,8 @@ static const struct optdef optdefs[] = {
 	{ "folded", N, 'f', C_OFFCPU, set_flag, "offcpu" },
 	{ "delimited", N, 'd', C_OFFCPU, set_flag, "offcpu" },
 	{ "stack-depth", A, OPT_STACK_DEPTH, C_OFFCPU, set_number, "offcpu" },
-	{ "top", A, OPT_TOP, C_OFFCPU, set_number, "offcpu" },
+	{ "top", A, OPT_TOP, C_RUNQ | C_OFFCPU, set_number, "runq and offcpu" },
+	{ "by", A, OPT_BY, C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
 	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU, set_number, "offcpu" },
 	{ "record", A, OPT_RECORD, C_TRACE, set_string, NULL },
 	{ "output", A, 'o', C_ALL, set_string, NULL },
@@ -477,18 +491,22 @@ static int opts_check(struct trace_opts *o)
 
 	if (o->pid >= 0 && o->tid >= 0)
 		bad = "-p and -t cannot be combined";
-	else if ((o->folded || o->delimited || o->top) && !o->kstack && !o->ustack)
-		bad = "-f, -d and --top need stacks: add -K and/or -U";
+	else if ((o->folded || o->delimited) && !o->kstack && !o->ustack)
+		bad = "-f and -d need stacks: add -K and/or -U";
+	else if (o->top && !o->kstack && !o->ustack && o->key == KEY_NONE)
+		bad = "--top ranks stacks (-K, -U) or histograms (-P, -L, -C, --by): add one";
 	else if (o->triage && (o->key != KEY_NONE || o->fmt == FMT_BPFTRACE || o->xval))
 		bad = "triage has no -P/-L/-C, --format=bpftrace or --xval";
 	else if ((o->kstack || o->ustack) && o->fmt == FMT_OPENMETRICS && !o->record_only)
 		bad = "stacks have no openmetrics layout: use the default, -f or --format=json";
 	else if ((o->kstack || o->ustack) && o->fmt == FMT_BPFTRACE)
 		bad = "stacks have no bpftrace layout: use the default, -f or --format=json";
-	else if ((o->kstack || o->ustack) && o->key == KEY_CPU)
-		bad = "stacks are summed per thread (default) or process (-P), not per CPU";
-	else if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->kstack || o->ustack))
-		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P or stacks";
+	else if ((o->kstack || o->ustack) && (o->key == KEY_CPU || o->key == KEY_COMM))
+		bad = "stacks are summed per thread (default) or process (-P), not per CPU or "
+		      "name (the folded lines end with the thread's name)";
+	else if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->key == KEY_COMM || o->kstack ||
+			     o->ustack))
+		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or stacks";
 	else if (o->folded && o->fmt == FMT_JSON)
 		bad = "-f and --format=json exclude each other";
 	else if (o->min_us > o->max_us)

@@ -32,9 +32,13 @@ static const char common_help[] =
 "  -p, --pid PID          only this process (all its threads)\n"
 "  -t, --tid TID          only this thread\n"
 "  -c, --comm COMM        only threads named COMM (exact, at most 15 bytes)\n"
-"  -P, --pids             one histogram per process\n"
+"  -P, --pids             one histogram per process (largest total first)\n"
 "  -L, --tids             one histogram per thread\n"
 "  -C, --cpus             one histogram per CPU (where the interval ended)\n"
+"      --by KEY           per pid, tid, cpu (as -P, -L, -C) or comm: per\n"
+"                         thread name, a build's processes rolled up by tool\n"
+"      --top N            only the N histograms with the most time (with\n"
+"                         -K/-U: the N stacks); the rest summed in one line\n"
 "  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
 "  -T, --timestamp        print the time before each interval's output\n"
 "  -o, --output FILE      write the results to FILE, atomically (with -i,\n"
@@ -69,7 +73,6 @@ static const char offcpu_only_help[] =
 "  -f, --folded           folded stacks for flame graphs (with -K/-U)\n"
 "  -d, --delimited        '-' between user and kernel frames in -f output\n"
 "      --stack-depth N    print at most N frames per stack (default 127)\n"
-"      --top N            only the N stacks with the most time\n"
 "      --max-stacks N     distinct stacks and stack totals kept (65536)\n";
 
 static const char runq_only_help[] =
@@ -93,6 +96,7 @@ static const char runq_examples[] =
 "  offcpu-ftrace runq --format=bpftrace 10   # diff against runqlat.bt\n"
 "  offcpu-ftrace runq --compat=bpftrace --xval 10   # and check it live\n"
 "  offcpu-ftrace runq -L -- make -j8  # every thread of a build\n"
+"  offcpu-ftrace runq --by comm --top 5 -- make -j8   # which tools wait\n"
 "  offcpu-ftrace runq --format=openmetrics 60 > runq.prom.new && mv runq.prom.new runq.prom\n";
 
 static const char offcpu_examples[] =

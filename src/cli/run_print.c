@@ -344,6 +344,8 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	rep.counts = &r->an.counts;
 	rep.inc = &m->inc;
 	rep.groups = &m->groups;
+	/* --top ranks the stacks when there are any, else the histograms */
+	rep.top = o->kstack || o->ustack ? 0 : o->top;
 	rep.lost = lost;
 	rep.recovered = recovered;
 	if (r->ops->sampling && !r->ops->sampling(r->b, &smp)) {

@@ -219,6 +219,32 @@ static bool task_selected(struct analyzer *an, int32_t tid)
 	return true;
 }
 
+/*
+ * --by comm: the group of thread name *comm (looked up when the event
+ * carried none; "[unknown]" when that fails too), keyed by a 64-bit hash
+ * of it: no two names in a few thousand groups share one.
+ */
+static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm)
+{
+	uint64_t h = 14695981039346656037ULL;
+	const char *c = *comm;
+	size_t i;
+
+	if (tid == IDLE_TID) {
+		c = "swapper";
+	} else if (!c || !c[0]) {
+		c = "[unknown]";
+		if (an->cfg.comm_of && tid > 0 &&
+		    an->cfg.comm_of(tid, an->comm_buf, COMM_LEN, an->cfg.tgid_arg) == 0 &&
+		    an->comm_buf[0])
+			c = an->comm_buf;
+	}
+	for (i = 0; i < COMM_LEN && c[i]; i++)
+		h = (h ^ (unsigned char)c[i]) * 1099511628211ULL;
+	*comm = c;
+	return (int64_t)(h & (uint64_t)INT64_MAX);
+}
+
 /* The group @n intervals of @tid ending on @cpu belong to, named; or NULL. */
 static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, int32_t tid,
 				int32_t tgid, int32_t cpu, const char *comm, uint64_t n)
@@ -234,6 +260,9 @@ static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, in
 		break;
 	case KEY_CPU:
 		id = cpu;
+		break;
+	case KEY_COMM:
+		id = comm_group_id(an, tid, &comm);
 		break;
 	case KEY_PID:
 		if (tgid == -2)
@@ -263,7 +292,8 @@ static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, in
 		}
 	}
 	if (comm && comm[0] && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
-	    (an->cfg.key == KEY_TID || tid == tgid || (!g->named && !g->comm[0]))) {
+	    (an->cfg.key == KEY_TID || an->cfg.key == KEY_COMM || tid == tgid ||
+	     (!g->named && !g->comm[0]))) {
 		comm_copy(g->comm, comm);
 		g->named |= an->cfg.key == KEY_PID && tid == tgid;
 	}

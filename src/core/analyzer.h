@@ -38,6 +38,7 @@ enum an_key {
 	KEY_PID,		/* per process (tgid) */
 	KEY_TID,		/* per thread */
 	KEY_CPU,		/* per CPU the interval ended on */
+	KEY_COMM,		/* per thread name: a build's processes by tool */
 };
 
 /* Resolves a thread id to its process id; returns -1 when unknown. */
@@ -128,6 +129,7 @@ struct analyzer {
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
+	char comm_buf[COMM_LEN];	/* --by comm: a name looked up */
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */

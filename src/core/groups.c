@@ -95,11 +95,32 @@ static int cmp_count(const void *a, const void *b)
 	return cmp_group(a, b);
 }
 
+/* largest total first; ties by count, then id */
+static int cmp_total(const void *a, const void *b)
+{
+	const struct group *x = *(const struct group *const *)a;
+	const struct group *y = *(const struct group *const *)b;
+
+	if (x->id == GROUP_OTHER || y->id == GROUP_OTHER)
+		return (x->id == GROUP_OTHER) - (y->id == GROUP_OTHER);
+	if (x->h.sum_ns != y->h.sum_ns)
+		return x->h.sum_ns < y->h.sum_ns ? 1 : -1;
+	if (x->h.count != y->h.count)
+		return x->h.count < y->h.count ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
 static void reindex(struct groups *g);
 
 void groups_sort(struct groups *g)
 {
 	qsort(g->v, g->n, sizeof(*g->v), cmp_group);
+	reindex(g);
+}
+
+void groups_sort_by_total(struct groups *g)
+{
+	qsort(g->v, g->n, sizeof(*g->v), cmp_total);
 	reindex(g);
 }
 

@@ -44,6 +44,8 @@ void groups_clear(struct groups *g);
 struct group *groups_get(struct groups *g, int64_t id);
 /* Sort v by id (GROUP_OTHER last) for printing. */
 void groups_sort(struct groups *g);
+/* Sort v by total time, largest first (GROUP_OTHER last). */
+void groups_sort_by_total(struct groups *g);
 /* Sort v by total count, ascending (bpftrace's order for hist maps). */
 void groups_sort_by_count(struct groups *g);
 

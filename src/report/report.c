@@ -28,6 +28,12 @@ static void print_section_head(FILE *f, const struct report *r,
 		fprintf(f, "\n%s = (other)\n", kn);
 		return;
 	}
+	if (r->key == KEY_COMM) {
+		fprintf(f, "\ncomm = ");
+		report_text_comm(f, g->comm);
+		fputc('\n', f);
+		return;
+	}
 	fprintf(f, "\n%s = %" PRId64, kn, g->id);
 	if (g->comm[0]) {
 		fputc(' ', f);
@@ -122,7 +128,7 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 {
 	struct groups *gs = r->groups;
 	struct hist empty;
-	uint32_t i;
+	uint32_t i, shown;
 
 	if (r->timestamp)
 		print_timestamp(f, r);
@@ -139,8 +145,12 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 	}
 	if (fmt == FMT_BPFTRACE)
 		groups_sort_by_count(gs);
-	else
+	else if (r->key == KEY_CPU)
 		groups_sort(gs);
+	else
+		groups_sort_by_total(gs);
+	/* bpftrace's order is by count, ascending: --top keeps the largest */
+	shown = report_groups_shown(r);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		/* nothing ended in the window: still say so */
 		hist_reset(&empty);
@@ -150,7 +160,8 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 		if (fmt == FMT_BPFTRACE)
 			fputc('\n', f);
 	}
-	for (i = 0; i < gs->n; i++) {
+	for (i = fmt == FMT_BPFTRACE ? gs->n - shown : 0; i < (fmt == FMT_BPFTRACE ? gs->n : shown);
+	     i++) {
 		const struct group *g = gs->v[i];
 
 		if (fmt == FMT_BPFTRACE) {
@@ -158,6 +169,8 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 				fprintf(f, "@%s: \n", r->unit);
 			else if (g->id == GROUP_OTHER)
 				fprintf(f, "@%s[other]: \n", r->unit);
+			else if (r->key == KEY_COMM)
+				fprintf(f, "@%s[%.16s]: \n", r->unit, g->comm);
 			else
 				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
 			out_hist_bpftrace(f, &g->h);
@@ -173,6 +186,10 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 	}
 	if (fmt == FMT_BCC)
 		fputc('\n', f);
+	if (shown < gs->n) {
+		report_print_not_shown(f, r, shown);
+		fputc('\n', f);
+	}
 	print_trailer(f, r);
 }
 
@@ -183,7 +200,15 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 	int lo = hist_min_slot(h), hi = hist_max_slot(h), k;
 
 	fputc('{', f);
-	if (kn) {
+	if (r->key == KEY_COMM) {
+		if (g->id == GROUP_OTHER)
+			fputs("\"comm\":null,\"other\":true,", f);
+		else {
+			fputs("\"comm\":", f);
+			json_str(f, g->comm, COMM_LEN);
+			fputc(',', f);
+		}
+	} else if (kn) {
 		if (g->id == GROUP_OTHER)
 			fprintf(f, "\"%s\":null,\"other\":true,", kn);
 		else
@@ -221,9 +246,14 @@ static void print_json(FILE *f, struct report *r)
 	const struct an_incomplete *inc = r->inc;
 	struct groups *gs = r->groups;
 	struct group empty;
+	uint32_t shown;
 	unsigned i;
 
-	groups_sort(gs);
+	if (r->key == KEY_CPU)
+		groups_sort(gs);
+	else
+		groups_sort_by_total(gs);
+	shown = report_groups_shown(r);
 	fputs("{\"command\":", f);
 	json_str(f, r->command, 32);
 	fputs(",\"backend\":", f);
@@ -276,12 +306,22 @@ static void print_json(FILE *f, struct report *r)
 		memset(&empty, 0, sizeof(empty));
 		json_group(f, r, &empty);
 	}
-	for (i = 0; i < gs->n; i++) {
+	for (i = 0; i < shown; i++) {
 		if (i)
 			fputc(',', f);
 		json_group(f, r, gs->v[i]);
 	}
 	fputc(']', f);
+	if (shown < gs->n) {
+		uint64_t n = 0, ns = 0;
+
+		for (i = shown; i < gs->n; i++) {
+			n += gs->v[i]->h.count;
+			ns += gs->v[i]->h.sum_ns;
+		}
+		fprintf(f, ",\"not_shown\":{\"groups\":%u,\"count\":%" PRIu64 ",\"sum_ns\":%"
+			PRIu64 "}", gs->n - shown, n, ns);
+	}
 	if (r->stacks) {
 		fputs(",\"stacks\":", f);
 		stacks_print_json(f, r->stacks);
@@ -320,10 +360,10 @@ static void om_labels(char *buf, size_t len, const struct report *r, const struc
 	}
 	if (kn && g->id == GROUP_OTHER)
 		fprintf(m, "%s=\"other\"", kn);
-	else if (kn)
+	else if (kn && r->key != KEY_COMM)
 		fprintf(m, "%s=\"%" PRId64 "\"", kn, g->id);
-	if (kn && r->key != KEY_CPU) {
-		fputs(",comm=\"", m);
+	if (kn && r->key != KEY_CPU && !(r->key == KEY_COMM && g->id == GROUP_OTHER)) {
+		fputs(r->key == KEY_COMM ? "comm=\"" : ",comm=\"", m);
 		om_label_value(m, g->comm, COMM_LEN);
 		fputc('"', m);
 	}
@@ -342,16 +382,21 @@ static void print_openmetrics(FILE *f, struct report *r)
 	struct groups *gs = r->groups;
 	char labels[256];
 	struct hist empty;
-	uint32_t i;
+	uint32_t i, shown;
 
-	groups_sort(gs);
+	/* the largest with --top; otherwise in key order, for stable diffs */
+	if (r->top)
+		groups_sort_by_total(gs);
+	else
+		groups_sort(gs);
+	shown = report_groups_shown(r);
 	fprintf(f, "# TYPE %s histogram\n# UNIT %s seconds\n# HELP %s %s.\n", base, base,
 		base, help);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		hist_reset(&empty);
 		om_histogram(f, base, "", &empty, r->unit_ns);
 	}
-	for (i = 0; i < gs->n; i++) {
+	for (i = 0; i < shown; i++) {
 		om_labels(labels, sizeof(labels), r, gs->v[i]);
 		om_histogram(f, base, labels, &gs->v[i]->h, r->unit_ns);
 	}

@@ -40,6 +40,7 @@ struct report {
 	const struct an_counts *counts;
 	const struct an_incomplete *inc;
 	struct groups *groups;		/* sorted in place for printing */
+	uint32_t top;			/* print only the N largest groups, 0 all */
 	const struct stack_report *stacks; /* offcpu -K/-U: print these */
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	/* a sampling backend's account (proc), NULL when events were traced */

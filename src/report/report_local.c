@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Helpers the report layer's files share: key names, comm for text. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +16,8 @@ const char *report_key_name(enum an_key k)
 		return "tid";
 	case KEY_CPU:
 		return "cpu";
+	case KEY_COMM:
+		return "comm";
 	default:
 		return NULL;
 	}
@@ -37,3 +40,26 @@ void report_text_comm(FILE *f, const char *s)
 	}
 }
 
+
+uint32_t report_groups_shown(const struct report *r)
+{
+	return r->top && r->top < r->groups->n ? r->top : r->groups->n;
+}
+
+void report_print_not_shown(FILE *f, const struct report *r, uint32_t shown)
+{
+	const struct groups *gs = r->groups;
+	uint64_t n = 0, ns = 0;
+	uint32_t i;
+
+	if (shown >= gs->n)
+		return;
+	for (i = shown; i < gs->n; i++) {
+		n += gs->v[i]->h.count;
+		ns += gs->v[i]->h.sum_ns;
+	}
+	fprintf(f, "# and %u more %s (--top %u): %" PRIu64 " interval%s, %.3f ms in all\n",
+		gs->n - shown, r->key == KEY_PID ? "processes" : r->key == KEY_TID ? "threads" :
+		r->key == KEY_CPU ? "CPUs" : "command names", r->top, n, n == 1 ? "" : "s",
+		(double)ns / 1e6);
+}

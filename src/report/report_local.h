@@ -7,8 +7,12 @@
 
 #include "report.h"
 
-/* "pid", "tid", "cpu", or NULL for one histogram. */
+/* "pid", "tid", "cpu", "comm", or NULL for one histogram. */
 const char *report_key_name(enum an_key k);
+/* Groups to print, largest first: all, or --top's N. */
+uint32_t report_groups_shown(const struct report *r);
+/* "# and N more processes (--top N): ..." when some were not printed. */
+void report_print_not_shown(FILE *f, const struct report *r, uint32_t shown);
 /* comm for text output: control characters would corrupt the layout */
 void report_text_comm(FILE *f, const char *s);
 

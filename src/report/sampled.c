@@ -12,32 +12,25 @@
 #include "report.h"
 #include "report_local.h"
 
-static int cmp_total(const void *a, const void *b)
-{
-	const struct group *x = *(const struct group *const *)a;
-	const struct group *y = *(const struct group *const *)b;
-
-	if (x->h.sum_ns != y->h.sum_ns)
-		return x->h.sum_ns < y->h.sum_ns ? 1 : -1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
 void sampled_print_table(FILE *f, struct report *r)
 {
 	const char *kn = report_key_name(r->key);
 	bool runq = !strcmp(r->command, "runq");
 	struct groups *gs = r->groups;
-	uint32_t i;
+	uint32_t i, shown;
 
-	qsort(gs->v, gs->n, sizeof(*gs->v), cmp_total);
+	groups_sort_by_total(gs);
+	shown = report_groups_shown(r);
 	fprintf(f, "%s per %s, from the kernel's counters (largest first):\n",
-		runq ? "run-queue waits" : "off-CPU time", kn ? kn == report_key_name(KEY_PID) ?
-		"process" : "thread" : "window");
-	fprintf(f, "%8s %-16s %10s %14s %12s\n", kn ? (r->key == KEY_PID ? "PID" : "TID") : "",
-		kn ? "COMM" : "", runq ? "WAITS" : "INTERVALS", r->unit, "mean");
+		runq ? "run-queue waits" : "off-CPU time",
+		r->key == KEY_PID ? "process" : r->key == KEY_TID ? "thread" :
+		r->key == KEY_COMM ? "command name" : "window");
+	fprintf(f, "%8s %-16s %10s %14s %12s\n", r->key == KEY_PID ? "PID" :
+		r->key == KEY_TID ? "TID" : "", kn ? "COMM" : "", runq ? "WAITS" : "INTERVALS",
+		r->unit, "mean");
 	if (gs->n == 0)
 		fprintf(f, "%8s %-16s %10d %14d %12s\n", "", kn ? "(none)" : "all", 0, 0, "-");
-	for (i = 0; i < gs->n; i++) {
+	for (i = 0; i < shown; i++) {
 		const struct group *g = gs->v[i];
 		double tot = (double)g->h.sum_ns / (double)r->unit_ns;
 
@@ -46,7 +39,10 @@ void sampled_print_table(FILE *f, struct report *r)
 		else if (g->id == GROUP_OTHER)
 			fprintf(f, "%8s %-16s", "other", "");
 		else {
-			fprintf(f, "%8" PRId64 " ", g->id);
+			if (r->key == KEY_COMM)
+				fprintf(f, "%8s ", "");
+			else
+				fprintf(f, "%8" PRId64 " ", g->id);
 			report_text_comm(f, g->comm);
 			fprintf(f, "%*s", (int)(16 - strnlen(g->comm, COMM_LEN)), "");
 		}
@@ -56,6 +52,7 @@ void sampled_print_table(FILE *f, struct report *r)
 		else
 			fprintf(f, "%12s\n", "-");
 	}
+	report_print_not_shown(f, r, shown);
 	fputc('\n', f);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Off-CPU time by stack, printed: offcputime's text, folded lines, JSON. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -75,10 +77,115 @@ static uint32_t shown(const struct stack_report *r)
 	return r->top && r->top < r->agg->n ? r->top : r->agg->n;
 }
 
+/* "comm;outer;...;inner" of one entry, without the value */
+static void folded_line(FILE *f, const struct stack_report *r, const struct stackagg_ent *e)
+{
+	struct named ks = { NULL, 0 }, us = { NULL, 0 };
+	uint32_t i;
+
+	if (r->kstack)
+		name_stack(r, true, e->kstack, e->tgid, kbuf, &ks);
+	if (r->ustack)
+		name_stack(r, false, e->ustack, e->tgid, ubuf, &us);
+	folded_comm(f, e->comm);
+	if (r->ustack) {
+		if (!e->ustack)
+			fputs(";[Missed User Stack]", f);
+		for (i = us.n; i-- > 0;) {
+			fputc(';', f);
+			folded_frame(f, us.name[i]);
+		}
+	}
+	if (r->kstack) {
+		if (r->ustack && r->delimited)
+			fputs(";-", f);
+		if (!e->kstack)
+			fputs(";[Missed Kernel Stack]", f);
+		for (i = ks.n; i-- > 0;) {
+			fputc(';', f);
+			folded_frame(f, ks.name[i]);
+		}
+	}
+}
+
+struct fold {
+	char *line;
+	uint64_t ns;
+};
+
+static int fold_by_line(const void *a, const void *b)
+{
+	return strcmp(((const struct fold *)a)->line, ((const struct fold *)b)->line);
+}
+
+static int fold_by_total(const void *a, const void *b)
+{
+	const struct fold *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return strcmp(x->line, y->line);
+}
+
+/*
+ * Folded output: one line per distinct stack and name. Threads of one
+ * name with the same stack (a pool of workers) are summed into one line,
+ * as flame graph tools expect; --top keeps the N largest lines.
+ */
+static int print_folded(FILE *f, const struct stack_report *r)
+{
+	struct fold *v = calloc(r->agg->n ? r->agg->n : 1, sizeof(*v));
+	uint32_t n = 0, k, top;
+	int ret = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < r->agg->n; k++) {
+		size_t len;
+		FILE *m = open_memstream(&v[n].line, &len);
+
+		if (!m) {
+			ret = -ENOMEM;
+			break;
+		}
+		folded_line(m, r, &r->agg->v[k]);
+		if (fclose(m) || !v[n].line) {
+			ret = -ENOMEM;
+			break;
+		}
+		v[n++].ns = r->agg->v[k].total_ns;
+	}
+	qsort(v, n, sizeof(*v), fold_by_line);
+	for (k = 1, top = n ? 1 : 0; ret == 0 && k < n; k++) {
+		if (!strcmp(v[k].line, v[top - 1].line)) {
+			v[top - 1].ns += v[k].ns;
+			free(v[k].line);
+		} else {
+			v[top++] = v[k];
+		}
+	}
+	if (ret == 0) {
+		n = top;
+		qsort(v, n, sizeof(*v), fold_by_total);
+		top = r->top && r->top < n ? r->top : n;
+		for (k = 0; k < top; k++)
+			fprintf(f, "%s %" PRIu64 "\n", v[k].line, v[k].ns / r->unit_ns);
+	}
+	for (k = 0; k < n; k++)
+		free(v[k].line);
+	free(v);
+	return ret;
+}
+
 void stacks_print_text(FILE *f, const struct stack_report *r)
 {
 	uint32_t n = shown(r), k, i;
 
+	if (r->folded) {
+		if (print_folded(f, r))
+			fputs("offcpu-ftrace: out of memory merging the folded stacks\n", stderr);
+		return;
+	}
 	stackagg_sort(r->agg);
 	/* like offcputime: the largest last, nearest the prompt */
 	for (k = n; k-- > 0;) {
@@ -90,29 +197,6 @@ void stacks_print_text(FILE *f, const struct stack_report *r)
 			name_stack(r, true, e->kstack, e->tgid, kbuf, &ks);
 		if (r->ustack)
 			name_stack(r, false, e->ustack, e->tgid, ubuf, &us);
-		if (r->folded) {
-			folded_comm(f, e->comm);
-			if (r->ustack) {
-				if (!e->ustack)
-					fputs(";[Missed User Stack]", f);
-				for (i = us.n; i-- > 0;) {
-					fputc(';', f);
-					folded_frame(f, us.name[i]);
-				}
-			}
-			if (r->kstack) {
-				if (r->ustack && r->delimited)
-					fputs(";-", f);
-				if (!e->kstack)
-					fputs(";[Missed Kernel Stack]", f);
-				for (i = ks.n; i-- > 0;) {
-					fputc(';', f);
-					folded_frame(f, ks.name[i]);
-				}
-			}
-			fprintf(f, " %" PRIu64 "\n", total);
-			continue;
-		}
 		if (r->kstack) {
 			if (!e->kstack)
 				fputs("    [Missed Kernel Stack]\n", f);

@@ -45,3 +45,61 @@ PYEOF
 "$PY" -c 'import json,sys; n=json.load(open(sys.argv[1]))["verdict"]["next"]; print("#", n); assert "(offcpu-ftrace," not in n' "$TMP/t.json" ||
 	fail "triage names itself"
 check_restored "triage next step"
+
+# -P: largest total first, --top N with the rest summed, --by comm rolls
+# processes up by name
+"$BIN" offcpu -P --format=json -o "$TMP/p.json" -- sh -c 'sleep 0.3 & sleep 0.1 & sleep 0.2 & wait' 2> "$TMP/e" ||
+	{ cat "$TMP/e"; fail "offcpu -P -- sh failed"; }
+"$BIN" offcpu -P --top 2 --format=json -o "$TMP/top.json" -- sh -c 'sleep 0.3 & sleep 0.1 & sleep 0.2 & wait' 2> "$TMP/e" ||
+	{ cat "$TMP/e"; fail "offcpu -P --top 2 failed"; }
+"$BIN" offcpu --by comm --format=json -o "$TMP/comm.json" -- sh -c 'sleep 0.1 & sleep 0.1 & sleep 0.1 & wait' 2> "$TMP/e" ||
+	{ cat "$TMP/e"; fail "offcpu --by comm failed"; }
+"$PY" - "$TMP/p.json" "$TMP/top.json" "$TMP/comm.json" <<'PYEOF' || fail "group order, --top or --by comm"
+import json, sys
+p, top, comm = (json.load(open(f)) for f in sys.argv[1:4])
+sums = [g["sum_ns"] for g in p["groups"]]
+assert sums == sorted(sums, reverse=True), "-P groups not largest first: %r" % sums
+assert len(top["groups"]) == 2 and top["not_shown"]["groups"] >= 2, top.get("not_shown")
+sleeps = [g for g in comm["groups"] if g["comm"] == "sleep"]
+assert comm["key"] == "comm" and len(sleeps) == 1, comm["groups"]
+assert sleeps[0]["count"] >= 3 and sleeps[0]["sum_ns"] >= 0.29e9, sleeps[0]
+print("# -P order", [(g["comm"], g["sum_ns"] // 1000000) for g in p["groups"]], "| --by comm sleep:", sleeps[0]["count"], sleeps[0]["sum_ns"] // 1000000, "ms")
+PYEOF
+"$BIN" runq -P --top 1 1 > "$TMP/top.txt" 2>&1 || fail "runq -P --top 1 failed"
+grep -q '^# and [0-9]* more processes (--top 1)' "$TMP/top.txt" || { cat "$TMP/top.txt"; fail "no '# and N more' line"; }
+expect_usage() { "$BIN" "$@" > /dev/null 2> "$TMP/e"; [ $? = 2 ] || fail "'$*' is not a usage error: $(cat "$TMP/e")"; }
+expect_usage runq --top 3 1
+expect_usage runq --by bogus 1
+expect_usage runq -P --by comm 1
+expect_usage offcpu -K --by comm 1
+
+# a process is named for itself, not for the thread whose interval came
+# first: the main thread blocks all window, a worker named "worker" sleeps
+"$PY" -c '
+import ctypes, threading, time
+def w():
+    ctypes.CDLL(None).prctl(15, b"worker", 0, 0, 0)
+    while True: time.sleep(0.01)
+threading.Thread(target=w, daemon=True).start()
+time.sleep(30)' &
+named=$!
+BG_PIDS="$BG_PIDS $named"
+sleep 0.3
+"$BIN" offcpu -P -p $named --format=json 1 > "$TMP/n.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "offcpu -P -p failed"; }
+kill $named
+"$PY" -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"]; print("# -P names", g[0]["comm"]); assert g and g[0]["comm"] != "worker", g' "$TMP/n.json" ||
+	fail "-P named the process for its thread 'worker'"
+
+# -f: one line per distinct stack; four threads sleeping alike are one line
+"$BIN" offcpu -K -f -o "$TMP/f.txt" -- "$PY" -c '
+import threading, time
+def w():
+    for i in range(20): time.sleep(0.01)
+ts = [threading.Thread(target=w) for i in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]' 2> "$TMP/e" || { cat "$TMP/e"; fail "offcpu -K -f failed"; }
+dups=$(sed 's/ [0-9]*$//' "$TMP/f.txt" | sort | uniq -d | wc -l)
+[ "$dups" = 0 ] || fail "$dups folded lines printed more than once"
+sleep_us=$(grep 'do_nanosleep' "$TMP/f.txt" | awk '{ if ($NF > m) m = $NF } END { print m + 0 }')
+[ "$sleep_us" -ge 600000 ] || { cat "$TMP/f.txt"; fail "the four sleepers' stack is not one line (largest $sleep_us us)"; }
+note "-f: four sleeping threads on one line, $sleep_us us"
+check_restored "groups and folded lines"

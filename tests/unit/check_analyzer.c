@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The analyzer's state machine on synthetic event sequences. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyzer.h"
@@ -292,6 +293,13 @@ static int32_t fake_tgid(int32_t tid, void *arg)
 	return tid >= 100 ? 100 : tid == 50 ? -1 : tid;
 }
 
+static int fake_comm(int32_t pid, char *buf, size_t len, void *arg)
+{
+	(void)arg;
+	snprintf(buf, len, "%s", pid == 100 ? "server" : "other");
+	return 0;
+}
+
 START_TEST(test_filters_and_keys)
 {
 	struct an_cfg c = base_cfg(AN_RUNQ);
@@ -327,6 +335,32 @@ START_TEST(test_filters_and_keys)
 	ck_assert_int_eq(an.runq.groups.v[1]->id, 100);
 	ck_assert_uint_eq(an.runq.groups.v[1]->h.count, 2);
 	ck_assert_uint_eq(an.counts.tgid_unknown, 1);
+	/* with no way to look the process up: its first thread's name */
+	ck_assert_str_eq(an.runq.groups.v[1]->comm, "worker");
+	analyzer_fini(&an);
+	c.comm_of = fake_comm;
+	init(&c);
+	wakeup(1, 0, 101, false);
+	sw_named(5, 0, 0, 0, 101, "swapper", "worker");
+	ck_assert_uint_eq(an.runq.groups.n, 1);
+	ck_assert_str_eq(an.runq.groups.v[0]->comm, "server");
+	analyzer_fini(&an);
+
+	/* --by comm: threads of any process, one group per name */
+	c = base_cfg(AN_RUNQ);
+	c.key = KEY_COMM;
+	init(&c);
+	wakeup(1, 0, 7, false);
+	wakeup(1, 0, 8, false);
+	wakeup(1, 0, 9, false);
+	sw_named(5, 0, 0, 0, 7, "swapper", "cc1");
+	sw_named(6, 0, 7, S_SLEEP, 8, "cc1", "cc1");
+	sw_named(7, 0, 8, S_SLEEP, 9, "cc1", "as");
+	groups_sort_by_total(&an.runq.groups);
+	ck_assert_uint_eq(an.runq.groups.n, 2);
+	ck_assert_str_eq(an.runq.groups.v[0]->comm, "cc1");
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.count, 2);
+	ck_assert_str_eq(an.runq.groups.v[1]->comm, "as");
 	analyzer_fini(&an);
 
 	/* -c COMM and -t TID */

@@ -136,11 +136,27 @@ START_TEST(test_folded)
 	r.folded = true;
 	r.delimited = true;
 	CAPTURE(out, stacks_print_text(f, &r));
-	/* comm; user outer..inner; -; kernel outer..inner; smallest first */
+	/* comm; user outer..inner; -; kernel outer..inner; largest first */
 	ck_assert_str_eq(out,
-		"sm_all;[Missed User Stack];-;k3;__schedule 1\n"
+		"big;u2:x;u1:x;-;k2;k1;__schedule 5000\n"
 		"mid;u2:x;u1:x;-;k3;__schedule 40\n"
-		"big;u2:x;u1:x;-;k2;k1;__schedule 5000\n");
+		"sm_all;[Missed User Stack];-;k3;__schedule 1\n");
+	free(out);
+	/* another thread named "mid" with the same stacks: one line, summed;
+	 * --top counts lines, not threads */
+	stackagg_fini(&a);
+	stacktab_fini(&k);
+	stacktab_fini(&u);
+	fill(&k, &u, &a);
+	stackagg_add(&a, 10, 10, "mid", 2, 1, 70000);
+	r = report(&k, &u, &a);
+	r.folded = true;
+	r.delimited = true;
+	r.top = 2;
+	CAPTURE(out, stacks_print_text(f, &r));
+	ck_assert_str_eq(out,
+		"big;u2:x;u1:x;-;k2;k1;__schedule 5000\n"
+		"mid;u2:x;u1:x;-;k3;__schedule 110\n");
 	free(out);
 	r.top = 1;
 	r.delimited = false;
