@@ -260,6 +260,9 @@ int tfs_remove_stale(const char *dir, const char *name)
 	write_quiet(path, "0");
 	snprintf(path, sizeof(path), "%s/instances/%s/events/enable", dir, name);
 	write_quiet(path, "0");
+	/* a recording's record-tgid holds a reference on the kernel's tgid map */
+	snprintf(path, sizeof(path), "%s/instances/%s/options/record-tgid", dir, name);
+	write_quiet(path, "0");
 	snprintf(path, sizeof(path), "%s/instances/%s", dir, name);
 	strip_triggers(path);
 	for (tries = 0; tries < 100; tries++) {

@@ -44,6 +44,7 @@ static const struct {
 	{ "sched", "sched_wakeup", false },
 	{ "sched", "sched_wakeup_new", false },
 	{ "sched", "sched_waking", false },
+	{ "sched", "sched_process_fork", false },	/* -- COMMAND: its family */
 	{ "ftrace", "kernel_stack", false },
 	{ "ftrace", "user_stack", false },
 };
@@ -729,6 +730,21 @@ static void meta_text(struct obuf *b, const struct recfile *r, const struct back
 		ob_printf(b, "release=%s\n", release);
 	if (r->instance)
 		ob_printf(b, "instance=%s\n", r->instance);
+	if (m->scope.kind[0]) {
+		ob_printf(b, "scope=%s\nscope_id=%d\n", m->scope.kind, m->scope.id);
+		if (m->scope.command[0]) {
+			char cmd[sizeof(m->scope.command)];
+
+			/* one line: a newline in the command would end the key */
+			snprintf(cmd, sizeof(cmd), "%s", m->scope.command);
+			for (i = 0; cmd[i]; i++)
+				if (cmd[i] == '\n' || cmd[i] == '\r')
+					cmd[i] = ' ';
+			ob_printf(b, "scope_command=%s\n", cmd);
+		}
+	}
+	if (m->scope.recorder > 0)
+		ob_printf(b, "recorder_pid=%d\n", m->scope.recorder);
 	if (tgids && tgids[0]) {
 		ob_printf(b, "\nsaved_tgids:\n");
 		ob_put(b, tgids, strlen(tgids));

@@ -21,9 +21,14 @@
  *	kallsyms=subset		(subset, all, none or restricted)
  *	release=6.1.0-57-cloud-amd64
  *	instance=offcpu-ftrace-4242
+ *	scope=command		(all, command, pid or tid: what the run traced)
+ *	scope_id=4243		(the command's process, or the pid/tid)
+ *	scope_command=make -j8	(the command, shell-quoted, on one line)
+ *	recorder_pid=4242
  *
  *	saved_tgids:
- *	<the saved_tgids file, when not empty>
+ *	<the saved_tgids file (thread, process), when not empty: the
+ *	recording enables record-tgid in its instance>
  *
  * Nothing here includes tracefs or libtracecmd headers.
  */

@@ -582,7 +582,13 @@ static int replay_recording(struct backend *b, struct backend_window *w)
 	w->start_ns = b->window_start;
 	w->end_ns = b->window_end;
 	w->ncpu = b->ncpu;
+	tdat_scope(&b->dat, &w->scope);
 	return 0;
+}
+
+static int32_t replay_task_tgid(struct backend *b, int32_t tid)
+{
+	return b ? tdat_tgid(&b->dat, tid) : -2;
 }
 
 int replay_ksym_name(struct backend *b, uint64_t addr, char *buf, size_t len)
@@ -615,5 +621,6 @@ const struct backend_ops file_backend_ops = {
 	/* frames are addresses: named from the recording's kallsyms, not the host's */
 	.kframe = replay_ksym_name,
 	.recording = replay_recording,
+	.task_tgid = replay_task_tgid,
 	.close = replay_close,
 };

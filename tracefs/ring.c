@@ -470,6 +470,13 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	ret = set_clock(b, err, errlen);
 	if (ret)
 		return ret;
+	/*
+	 * a recording notes each thread's process (saved_tgids), so a report
+	 * elsewhere groups by process without this host's /proc; optional:
+	 * older kernels have no such option in instances
+	 */
+	if (req->record_path)
+		tfs_inst_write(b->inst, "options/record-tgid", "1");
 	kb = req->buffer_kb;
 	if (!kb) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -3,6 +3,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1028,6 +1029,7 @@ void tdat_free(struct tdat *t)
 	free(t->cpustats);
 	free(t->uname);
 	free(t->offcpu);
+	free(t->tgids);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -1083,4 +1085,78 @@ int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len)
 		}
 	}
 	return -ENOENT;
+}
+
+void tdat_scope(const struct tdat *t, struct rec_scope *s)
+{
+	char num[32];
+
+	memset(s, 0, sizeof(*s));
+	if (tdat_meta_get(t, "scope", s->kind, sizeof(s->kind)))
+		s->kind[0] = '\0';
+	if (tdat_meta_get(t, "scope_id", num, sizeof(num)) == 0)
+		s->id = (int32_t)strtol(num, NULL, 10);
+	if (tdat_meta_get(t, "scope_command", s->command, sizeof(s->command)))
+		s->command[0] = '\0';
+	if (tdat_meta_get(t, "recorder_pid", num, sizeof(num)) == 0)
+		s->recorder = (int32_t)strtol(num, NULL, 10);
+	/* a scope that needs an id and has none is no scope */
+	if (strcmp(s->kind, "all") && s->id <= 0)
+		s->kind[0] = '\0';
+}
+
+static int cmp_tgid(const void *a, const void *b)
+{
+	const struct tdat_tgid *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* "saved_tgids:" after the keys: "TID TGID" lines, as the kernel prints them */
+static void parse_tgids(struct tdat *t)
+{
+	const char *p = t->offcpu ? strstr(t->offcpu, "\nsaved_tgids:\n") : NULL;
+	uint32_t cap = 0;
+
+	t->tgids_parsed = true;
+	if (!p)
+		return;
+	for (p += 14; *p;) {
+		char *end;
+		long tid = strtol(p, &end, 10), tgid;
+
+		if (end == p)
+			break;
+		tgid = strtol(end, &end, 10);
+		if (tid > 0 && tid <= INT32_MAX && tgid > 0 && tgid <= INT32_MAX) {
+			if (t->ntgids == cap) {
+				struct tdat_tgid *nv;
+
+				cap = cap ? cap * 2 : 256;
+				nv = realloc(t->tgids, cap * sizeof(*nv));
+				if (!nv)
+					break;
+				t->tgids = nv;
+			}
+			t->tgids[t->ntgids].tid = (int32_t)tid;
+			t->tgids[t->ntgids++].tgid = (int32_t)tgid;
+		}
+		p = strchr(end, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	qsort(t->tgids, t->ntgids, sizeof(*t->tgids), cmp_tgid);
+}
+
+int32_t tdat_tgid(struct tdat *t, int32_t tid)
+{
+	struct tdat_tgid key = { tid, 0 }, *e;
+
+	if (!t->tgids_parsed)
+		parse_tgids(t);
+	if (!t->ntgids)
+		return -2;
+	e = bsearch(&key, t->tgids, t->ntgids, sizeof(*t->tgids), cmp_tgid);
+	return e ? e->tgid : -1;
 }

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"		/* struct rec_scope */
+
 /* trace.dat option ids used here (trace-cmd's enum, trace-cmd.dat.v7(5)) */
 enum {
 	TDAT_OPT_DONE = 0,
@@ -83,6 +85,10 @@ struct tdat {
 	char *uname;		/* UNAME option, or NULL */
 	char *offcpu;		/* TDAT_OPT_OFFCPU text, or NULL */
 	uint64_t file_size;
+	/* tdat_tgid(): the offcpu text's saved_tgids, sorted by thread */
+	struct tdat_tgid { int32_t tid, tgid; } *tgids;
+	uint32_t ntgids;
+	bool tgids_parsed;
 };
 
 /*
@@ -105,5 +111,14 @@ uint64_t tdat_cpustat_lost(const struct tdat *t, unsigned cpu);
  * returns 0, or -ENOENT when absent (or there is no such option).
  */
 int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len);
+
+/* The recorded run's scope (scope=, scope_id=, ...); kind "" when absent. */
+void tdat_scope(const struct tdat *t, struct rec_scope *s);
+
+/*
+ * Thread @tid's process as the recording's saved_tgids list it: the tgid,
+ * -1 when the list lacks it, -2 when the recording has no list.
+ */
+int32_t tdat_tgid(struct tdat *t, int32_t tid);
 
 #endif

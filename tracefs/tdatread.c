@@ -680,7 +680,13 @@ static int tdr_recording(struct backend *b, struct backend_window *w)
 	w->start_ns = b->window_start;
 	w->end_ns = b->window_end;
 	w->ncpu = b->ncpu;
+	tdat_scope(&b->dat, &w->scope);
 	return 0;
+}
+
+static int32_t tdr_task_tgid(struct backend *b, int32_t tid)
+{
+	return tdat_tgid(&b->dat, tid);
 }
 
 static int tdr_close(struct backend *b, char *err, size_t errlen)
@@ -740,6 +746,7 @@ int tdatread_info(struct backend *b, struct replay_info *out)
 	.events = tdr_events,			\
 	.kframe = tdr_kframe,			\
 	.recording = tdr_recording,		\
+	.task_tgid = tdr_task_tgid,		\
 	.close = tdr_close,			\
 }
 

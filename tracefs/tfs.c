@@ -82,6 +82,11 @@ static int remove_instance(struct tracefs_instance *inst)
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
 	int tries;
 
+	/*
+	 * a recording's record-tgid holds a reference on the kernel's tgid
+	 * map: dropped first (absent on older kernels: ignored)
+	 */
+	tfs_inst_write(inst, "options/record-tgid", "0");
 	/* rmdir fails with EBUSY while a reader still holds a file open */
 	for (tries = 0; tries < 200; tries++) {
 		if (tracefs_instance_destroy(inst) == 0)

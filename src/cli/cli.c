@@ -109,6 +109,7 @@ enum {
 	OPT_STACK_DEPTH,
 	OPT_TOP,
 	OPT_BY,
+	OPT_ALL,
 	OPT_MAX_STACKS,
 	OPT_RECORD,
 	OPT_RATE,
@@ -172,6 +173,7 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	case OPT_DRY_RUN: o->dry_run = true; break;
 	case OPT_STRICT: o->strict = true; break;
 	case OPT_XVAL: o->xval = true; break;
+	case OPT_ALL: o->all = true; break;
 	}
 	return -1;
 }
@@ -389,6 +391,7 @@ static const struct optdef optdefs[] = {
 	{ "max", A, OPT_MAX, C_OFFCPU, set_number, "offcpu" },
 	{ "dry-run", N, OPT_DRY_RUN, C_ALL, set_flag, NULL },
 	{ "strict", N, OPT_STRICT, C_ALL, set_flag, NULL },
+	{ "all", N, OPT_ALL, C_TRACE, set_flag, NULL },
 	{ "cgroup", A, OPT_CGROUP, C_TRACE, set_string, NULL },
 	{ "wait-p99", A, OPT_TH_TAIL, C_TRIAGE, set_number, "triage" },
 	{ "wait-share", A, OPT_TH_WAIT, C_TRIAGE, set_number, "triage" },

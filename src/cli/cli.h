@@ -21,6 +21,7 @@ struct trace_opts {
 	enum an_key key;
 	enum an_compat compat;		/* runq --compat */
 	bool xval;			/* --xval: bpftrace alongside */
+	bool all;			/* report --all: not the recording's scope */
 	bool msecs;
 	bool timestamp;
 	int32_t pid, tid;		/* -1 = not given */

@@ -19,6 +19,8 @@ static const char report_help[] =
 "--xval and --record. Kernel frames are named from the symbols in the\n"
 "recording; user frames print as addresses (the recorded processes' maps\n"
 "are not in the file). -o FILE writes the results to FILE, atomically.\n"
+"A recording made with -- COMMAND, -p or -t shows that scope again, as the\n"
+"live run did (a note says so); -p/-t replace it, --all shows every thread.\n"
 "\n"
 "Examples:\n"
 "  offcpu-ftrace report ci.dat                  # run-queue latency\n"

@@ -38,6 +38,11 @@ static int cmd_trace(const char *cmd, int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (o.all) {
+		usage_err(cmd, "--all is an option of report (every thread in a recording, not "
+			  "only the scope it was made with)");
+		return EXIT_USAGE;
+	}
 	if (o.dry_run)
 		return EXIT_OK;
 	ret = check_targets(&o);

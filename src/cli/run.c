@@ -9,6 +9,7 @@
 #include "choose.h"
 #include "numparse.h"
 #include "procfs.h"
+#include "escape.h"
 #include "run.h"
 #include "sig.h"
 #include "timeutil.h"
@@ -47,13 +48,19 @@ static int state_filter(const struct trace_opts *o, struct an_cfg *cfg)
 	return -1;
 }
 
-/* /proc first; a thread gone since belongs to -p's process if it had it */
+/*
+ * A recording's own tgid list first, then /proc; a thread gone since
+ * belongs to -p's process if it had it
+ */
 static int32_t run_tgid(int32_t tid, void *arg)
 {
 	const struct run *r = arg;
-	int32_t tgid = proc_tgid(tid, NULL);
+	int32_t tgid = r->o->replay_path && r->ops->task_tgid ? r->ops->task_tgid(r->b, tid) : -2;
 	unsigned i;
 
+	if (tgid >= -1)
+		return tgid;
+	tgid = proc_tgid(tid, NULL);
 	for (i = 0; tgid < 0 && i < r->nstart_tids; i++)
 		if (r->start_tids[i] == tid)
 			tgid = r->o->pid;
@@ -143,6 +150,18 @@ static int finish_record(struct run *r, uint64_t start_ns, uint64_t end_ns)
 	m.ncpu = r->ops->lost(r->b, lost, 1024);
 	m.lost_per_cpu = lost;
 	m.kernel_stacks = r->o->kstack;
+	/* the scope, so that a report shows what this run would have */
+	if (r->have_child) {
+		snprintf(m.scope.kind, sizeof(m.scope.kind), "command");
+		m.scope.id = r->child.pid;
+		shell_quote_argv(m.scope.command, sizeof(m.scope.command), r->o->command, 200);
+	} else if (r->o->pid >= 0 || r->o->tid >= 0) {
+		snprintf(m.scope.kind, sizeof(m.scope.kind), r->o->pid >= 0 ? "pid" : "tid");
+		m.scope.id = r->o->pid >= 0 ? r->o->pid : r->o->tid;
+	} else {
+		snprintf(m.scope.kind, sizeof(m.scope.kind), "all");
+	}
+	m.scope.recorder = (int32_t)getpid();
 	ret = r->ops->record_close(r->b, &m, err, sizeof(err));
 	if (ret) {
 		err_msg("%s", err);
@@ -503,6 +522,31 @@ static int open_backend(struct run *r, const struct trace_req *req)
 	return -1;
 }
 
+/* report: the scope the recording was made with, unless -p, -t or --all say otherwise */
+static void recorded_scope(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	const struct rec_scope *s = &r->rscope;
+	struct backend_window w;
+	bool forks;
+
+	if (!r->ops->recording || r->ops->recording(r->b, &w))
+		return;
+	r->rscope = w.scope;
+	if (!s->kind[0] || !strcmp(s->kind, "all") || o->all || o->pid >= 0 || o->tid >= 0)
+		return;
+	r->scope_applied = true;
+	forks = r->ops->events(r->b) & (1u << SEV_FORK);
+	if (!strcmp(s->kind, "command"))
+		err_msg("note: as recorded, only %s and its descendants%s (--all: every thread "
+			"in the recording)", s->command[0] ? s->command : "the command",
+			forks ? "" : "; the recording has no fork events, so only its first "
+			"process");
+	else
+		err_msg("note: as recorded, only %s %d (--all: every thread in the recording)",
+			!strcmp(s->kind, "pid") ? "process" : "thread", s->id);
+}
+
 /* The analyzer as @o asks, on this backend's state table. EXIT_* or -1. */
 static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 {
@@ -527,6 +571,12 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 	if (r->have_child) {
 		cfg->follow = &r->child.pid;
 		cfg->nfollow = 1;
+	} else if (r->scope_applied && !strcmp(r->rscope.kind, "command")) {
+		cfg->follow = &r->rscope.id;
+		cfg->nfollow = 1;
+	} else if (r->scope_applied) {
+		cfg->pid = !strcmp(r->rscope.kind, "pid") ? r->rscope.id : -1;
+		cfg->tid = !strcmp(r->rscope.kind, "tid") ? r->rscope.id : -1;
 	}
 	if (o->cgroup) {
 		cfg->in_cgroup = cgroup_sel_has;
@@ -617,6 +667,8 @@ int run_trace(const struct trace_opts *o)
 		goto out_free;
 	sig_setup();
 	status = open_backend(r, &req);
+	if (status < 0 && o->replay_path)
+		recorded_scope(r);
 	if (status < 0)
 		status = analyzer_from_opts(r, &cfg);
 	if (status < 0) {

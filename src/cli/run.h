@@ -51,6 +51,9 @@ struct run {
 	int32_t *tids;			/* -p: owned copy of start_tids */
 	const int32_t *start_tids;	/* -p: the process's threads at the start */
 	unsigned nstart_tids;
+	/* report: the scope the recording was made with, and whether it applies */
+	struct rec_scope rscope;
+	bool scope_applied;
 };
 
 /* Symbol tables for -K/-U; EXIT_* on failure, -1 to go on. */

@@ -146,6 +146,7 @@ static bool blocked_candidate(const struct run *r, const struct group *g, bool a
 	if (g->id == GROUP_OTHER || g->id <= 0)
 		return false;
 	if ((!r->o->replay_path && g->id == getpid()) ||
+	    (r->o->replay_path && g->id == r->rscope.recorder) ||
 	    !strncmp(g->comm, "offcpu-ftrace", COMM_LEN))
 		return false;
 	if (asleep && (g->parent || (!r->o->replay_path &&
@@ -203,7 +204,16 @@ static void triage_scope(const struct run *r, char *scope, size_t slen, char *ne
 {
 	const struct trace_opts *o = r->o;
 
-	if (r->have_child) {
+	if (r->scope_applied && !strcmp(r->rscope.kind, "command")) {
+		/* a report of a recording made with -- COMMAND: the scope applies by itself */
+		snprintf(scope, slen, "%s and its descendants (as recorded)",
+			 r->rscope.command[0] ? r->rscope.command : "the command");
+		snprintf(next, nlen, "%s", "");
+	} else if (r->scope_applied) {
+		snprintf(scope, slen, "%s %d (as recorded)",
+			 !strcmp(r->rscope.kind, "pid") ? "process" : "thread", r->rscope.id);
+		snprintf(next, nlen, "%s", "");
+	} else if (r->have_child) {
 		size_t n;
 
 		snprintf(scope, slen, "%s and its descendants", o->command[0]);
@@ -232,7 +242,7 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 {
 	struct backend_sampling smp;
 	const struct trace_opts *o = r->o;
-	char scope[4200], next[4200], tool[4200], restack[256];
+	char scope[4200], next[4200], tool[4200], restack[512];
 	const struct group *g;
 	struct triage_in in;
 	struct hist runq, blk;
@@ -260,8 +270,13 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 	blocked_split(r, &in);
 	in.by_command = r->have_child;
 	if (o->replay_path && !(r->ops->events(r->b) & (1u << SEV_KSTACK))) {
-		snprintf(restack, sizeof(restack), "offcpu-ftrace record -K -o FILE %s",
-			 o->pid >= 0 ? "-p PID 10" : o->tid >= 0 ? "-t TID 10" : "10");
+		if (r->scope_applied && !strcmp(r->rscope.kind, "command") && r->rscope.command[0])
+			snprintf(restack, sizeof(restack), "offcpu-ftrace record -K -o FILE -- %s",
+				 r->rscope.command);
+		else
+			snprintf(restack, sizeof(restack), "offcpu-ftrace record -K -o FILE %s",
+				 o->pid >= 0 || !strcmp(r->rscope.kind, "pid") ? "-p PID 10" :
+				 o->tid >= 0 || !strcmp(r->rscope.kind, "tid") ? "-t TID 10" : "10");
 		in.restack = restack;
 	}
 	in.top_runq_pid = -1;

@@ -480,6 +480,10 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 			if (wanted)
 				unmeasured(an, tid, tgid, ev->cpu, comm);
 			clear_start(an, t, TASK_BLOCKED);
+		} else if (t && (t->flags & TASK_NEW)) {
+			/* created in the window: its sched_wakeup_new is not in the trace */
+			if (wanted)
+				unmeasured(an, tid, tgid, ev->cpu, comm);
 		} else if (wanted) {
 			an->runq.inc.open_at_start++;
 		}
@@ -491,10 +495,36 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 			if (wanted)
 				close_off(an, t, ev->ts, tgid, ev->cpu, comm, wake_ns);
 			clear_start(an, t, TASK_OFF);
-		} else if (wanted) {
+		} else if (wanted && !(t && (t->flags & TASK_NEW))) {
 			an->off.inc.open_at_start++;
 		}
 	}
+	t = tasktab_find(&an->tasks, tid);
+	if (t && (t->flags & TASK_NEW))
+		clear_start(an, t, TASK_NEW);
+}
+
+/*
+ * A task created in the window (sched_wakeup_new, sched_process_fork):
+ * it was never off a CPU, so its first switch-in ends no interval.
+ */
+static void note_new(struct analyzer *an, int32_t tid, const char *comm)
+{
+	struct task *t;
+
+	if (tid <= 0 || !(an->cfg.modes & (AN_OFFCPU | AN_RUNQ)))
+		return;
+	t = tasktab_find(&an->tasks, tid);
+	if (t && (t->flags & TASK_OFF))
+		return;		/* it did run: this is about a later start */
+	t = tasktab_get(&an->tasks, tid);
+	if (!t) {
+		an->counts.state_overflow++;
+		return;
+	}
+	if (comm && !t->comm[0])
+		comm_copy(t->comm, comm);
+	t->flags |= TASK_NEW;
 }
 
 /* ev->pid was switched out: open the intervals its state starts */
@@ -596,8 +626,16 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 	if (t && (t->flags & TASK_OFF)) {
 		if (t->wake_ts > bound)
 			bound = t->wake_ts;
-		if (task_wanted(an, in, t->comm, &tgid) &&
-		    close_off(an, t, bound, tgid, cpu, t->comm, 0) > 0) {
+		if (!task_wanted(an, in, t->comm, &tgid)) {
+			/* not ours */
+		} else if (bound <= t->off_ts) {
+			/*
+			 * it left another CPU after this one's last event and
+			 * its wakeup is not in the trace either: nothing bounds
+			 * the interval, which is not measured (counted)
+			 */
+			an->counts.off_unmeasured++;
+		} else if (close_off(an, t, bound, tgid, cpu, t->comm, 0) > 0) {
 			an->counts.inferred++;
 			an->counts.inferred_slack_ns += ev->ts > bound ? ev->ts - bound : 0;
 		}
@@ -693,6 +731,8 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 			break;
 		/* fall through */
 	case SEV_WAKEUP_NEW:
+		if (ev->type == SEV_WAKEUP_NEW)
+			note_new(an, ev->pid, ev->comm);
 		if (ev->pid > 0 && (an->cfg.modes & AN_OFFCPU))
 			note_wakeup(an, ev);
 		/* last start wins, as in runqlat (the first, as in perf sched) */
@@ -701,6 +741,7 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 				  an->cfg.compat == COMPAT_PERF ? START_KEEP : 0);
 		break;
 	case SEV_FORK:
+		note_new(an, ev->next_pid, NULL);
 		/* a followed task's child (thread or process) is followed too */
 		if (an->cfg.follow && follow_has(an, ev->pid))
 			follow_add(an, ev->next_pid);

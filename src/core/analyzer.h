@@ -106,6 +106,9 @@ struct an_counts {
 	uint64_t inferred_slack_ns;	/* ... by at most this much in all */
 	uint64_t unmeasured;		/* run-queue waits of selected threads
 					 * lost to such a gap */
+	uint64_t off_unmeasured;	/* off-CPU intervals lost to one: the
+					 * thread left another CPU after this
+					 * one's last event, wakeup unseen */
 	uint64_t no_stack;		/* ... summed without the stack asked for */
 	/* off-CPU time of intervals that began asleep (S), in an
 	 * uninterruptible wait (D: disk, some locks), or other blocked */

@@ -17,6 +17,14 @@
 struct backend;
 struct analyzer;
 
+/* The scope a run traced, kept in its recording so a report applies it again. */
+struct rec_scope {
+	char kind[16];			/* "all", "command", "pid", "tid"; "" unknown */
+	int32_t id;			/* command: its process; pid, tid: that id */
+	char command[256];		/* command: the command line, shell-quoted */
+	int32_t recorder;		/* the recording tool's own process, 0 unknown */
+};
+
 /*
  * A window as a recording holds it: what record_close() writes into the
  * file, and what recording() reads back from one.
@@ -27,6 +35,7 @@ struct backend_window {
 	const uint64_t *lost_per_cpu;	/* events lost per CPU, cumulative */
 	unsigned ncpu;			/* entries in lost_per_cpu */
 	bool kernel_stacks;		/* kernel stacks were captured */
+	struct rec_scope scope;
 };
 
 typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
@@ -131,6 +140,12 @@ struct backend_ops {
 	 * as @b.
 	 */
 	int (*recording)(struct backend *b, struct backend_window *w);
+	/*
+	 * optional (a recording): thread @tid's process as the recording
+	 * noted it (saved_tgids): the tgid, -1 when it is not listed, -2
+	 * when the recording has no such list (then /proc is asked).
+	 */
+	int32_t (*task_tgid)(struct backend *b, int32_t tid);
 	/*
 	 * optional: one line the user should know after open() succeeded
 	 * (e.g. instances left by killed runs), or NULL

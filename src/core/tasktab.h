@@ -17,6 +17,8 @@
 #define TASK_PREEMPTED	0x4	/* the run-queue start was a preemption */
 #define TASK_BLOCKED	0x8	/* switched out blocked in the window: its
 				 * wakeup starts the next run-queue wait */
+#define TASK_NEW	0x10	/* created in the window, never run yet: its
+				 * first switch-in closes no off-CPU interval */
 
 struct task {
 	int32_t tid;		/* 0 = empty slot (pid 0 is never stored) */

@@ -95,6 +95,11 @@ static void print_trailer(FILE *f, const struct report *r)
 			"CPU's last event before the gap: short by at most %.3f ms in all\n",
 			c->inferred, c->inferred == 1 ? "" : "s", c->inferred == 1 ? "its" : "their",
 			(double)c->inferred_slack_ns / 1e6);
+	if (c->off_unmeasured && strcmp(r->command, "runq"))
+		fprintf(f, "# partial: %" PRIu64 " off-CPU interval%s not measured: the thread "
+			"switched in where the trace has a gap, and neither its wakeup nor that "
+			"CPU's events bound when\n", c->off_unmeasured,
+			c->off_unmeasured == 1 ? "" : "s");
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " event%s arrived out of time order\n", c->late,
 			c->late == 1 ? "" : "s");
@@ -292,11 +297,11 @@ static void print_json(FILE *f, struct report *r)
 		",\"state_overflow\":%" PRIu64 ",\"group_overflow\":%" PRIu64
 		",\"tgid_unknown\":%" PRIu64 ",\"missed_switch\":%" PRIu64
 		",\"inferred\":%" PRIu64 ",\"inferred_slack_ns\":%" PRIu64
-		",\"unmeasured\":%" PRIu64 ",\"late\":%" PRIu64 ",\"dropped\":%" PRIu64,
-		inc->open_at_start, inc->open_at_end, inc->negative,
+		",\"unmeasured\":%" PRIu64 ",\"off_unmeasured\":%" PRIu64 ",\"late\":%" PRIu64
+		",\"dropped\":%" PRIu64, inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
-		c->missed_switch, c->inferred, c->inferred_slack_ns, c->unmeasured, c->late,
-		c->dropped);
+		c->missed_switch, c->inferred, c->inferred_slack_ns, c->unmeasured,
+		c->off_unmeasured, c->late, c->dropped);
 	if (r->stacks)
 		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,

@@ -103,3 +103,48 @@ sleep_us=$(grep 'do_nanosleep' "$TMP/f.txt" | awk '{ if ($NF > m) m = $NF } END 
 [ "$sleep_us" -ge 600000 ] || { cat "$TMP/f.txt"; fail "the four sleepers' stack is not one line (largest $sleep_us us)"; }
 note "-f: four sleeping threads on one line, $sleep_us us"
 check_restored "groups and folded lines"
+
+# Python threads under -- COMMAND: new threads' first switch-ins are not
+# "started before the window" (only the held command is), none negative
+cat > "$TMP/lock.py" <<'PYEOF'
+import threading, time
+lock = threading.Lock()
+def worker():
+    for i in range(100):
+        with lock:
+            time.sleep(0.001)
+ts = [threading.Thread(target=worker) for i in range(4)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+PYEOF
+for be in perf ring; do
+	"$BIN" offcpu -K --backend=$be --format=json -o "$TMP/py.json" -- "$PY" "$TMP/lock.py" 2> "$TMP/e" ||
+		{ grep -q 'cannot run' "$TMP/e" && continue; cat "$TMP/e"; fail "offcpu -K --backend=$be -- python3 failed"; }
+	"$PY" -c 'import json,sys; i=json.load(open(sys.argv[1]))["incomplete"]; print("# python threads ('"$be"'):", i["open_at_start"], "started before,", i["negative"], "negative"); assert i["negative"] == 0 and i["open_at_start"] <= 1, i' "$TMP/py.json" ||
+		fail "--backend=$be: new threads counted as started before the window, or negative"
+done
+check_restored "new threads"
+
+# a recording keeps its scope: report shows the command's family, as the
+# live run did; --all widens it; processes come from the recording
+"$BIN" record -o "$TMP/c.dat" -- sh -c "sleep 0.2; dd if=/dev/zero of='$TMP/dd.out' bs=64k count=50 status=none" \
+	2> "$TMP/e" || { cat "$TMP/e"; fail "record -- sh failed"; }
+"$BIN" report "$TMP/c.dat" offcpu -P --format=json > "$TMP/r.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "report offcpu -P failed"; }
+grep -q "note: as recorded, only sh -c 'sleep 0.2; dd " "$TMP/e" || fail "report does not say the recorded scope applies: $(cat "$TMP/e")"
+"$BIN" report "$TMP/c.dat" offcpu -P --all --format=json > "$TMP/all.json" 2> /dev/null || fail "report --all failed"
+"$BIN" report "$TMP/c.dat" triage > "$TMP/t.txt" 2> /dev/null || fail "report triage failed"
+grep -q "^triage: .* of sh -c 'sleep 0.2; dd .* and its descendants (as recorded)" "$TMP/t.txt" ||
+	{ cat "$TMP/t.txt"; fail "report triage forgets the recorded scope"; }
+grep -q 'recording lacks: offcpu-ftrace record -K -o FILE -- sh -c' "$TMP/t.txt" ||
+	{ cat "$TMP/t.txt"; fail "report triage of a stackless recording does not say how to record stacks"; }
+"$PY" - "$TMP/r.json" "$TMP/all.json" <<'PYEOF' || fail "report scope"
+import json, sys
+r, a = (json.load(open(f)) for f in sys.argv[1:3])
+names = sorted(g["comm"] for g in r["groups"])
+print("# recorded scope:", names, "| --all:", len(a["groups"]), "processes")
+assert names == ["dd", "sh", "sleep"], names
+assert len(a["groups"]) > len(r["groups"])
+assert not any(g["comm"] == "offcpu-ftrace" for g in r["groups"])
+PYEOF
+expect_usage runq --all 1
+check_restored "recording scope"

@@ -523,6 +523,51 @@ START_TEST(test_inferred_switch)
 	sw(90, 1, 5, S_SLEEP, 0);
 	ck_assert_uint_eq(only_hist(&an.off)->sum_ns, 70 - 10);
 	analyzer_fini(&an);
+
+	/*
+	 * Left CPU 0 after CPU 1's last event, wakeup unseen: nothing bounds
+	 * the interval (CPU 1's last event is before it began): not measured,
+	 * never negative
+	 */
+	c = base_cfg(AN_OFFCPU);
+	init(&c);
+	sw(5, 1, 0, 0, 9);		/* CPU 1 runs 9; its last event */
+	sw(6, 0, 0, 0, 5);
+	sw(10, 0, 5, S_SLEEP, 0);	/* 5 blocks on CPU 0 at 10 */
+	on_cpu[1] = 5;			/* 9 -> idle -> 5 on CPU 1: not recorded */
+	sw(90, 1, 5, S_SLEEP, 0);
+	ck_assert_uint_eq(an.off.inc.negative, 0);
+	ck_assert_uint_eq(an.counts.off_unmeasured, 1);
+	ck_assert_uint_eq(an.off.groups.n, 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
+/* a task created in the window: its first switch-in ends no interval */
+START_TEST(test_new_tasks)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU | AN_RUNQ);
+	struct sched_event fork = { .ts = 3, .cpu = 0, .type = SEV_FORK, .pid = 5,
+				    .next_pid = 6, .common_pid = 5 };
+	struct task *t;
+
+	init(&c);
+	sw(1, 0, 0, 0, 5);
+	wakeup(2, 0, 7, true);		/* 5 creates 7 (sched_wakeup_new) */
+	fork.common_pid = on_cpu[0];
+	analyzer_feed(&an, &fork);	/* and 6, whose wakeup_new is not seen */
+	sw(10, 0, 5, PREEMPT, 7);
+	sw(20, 0, 7, S_SLEEP, 6);
+	sw(30, 0, 6, S_SLEEP, 5);
+	ck_assert_uint_eq(an.off.inc.open_at_start, 1);	/* 5 only */
+	ck_assert_uint_eq(an.runq.inc.open_at_start, 1);	/* 5 */
+	ck_assert_uint_eq(an.counts.unmeasured, 1);		/* 6: its wakeup_new unseen */
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 2);	/* 7: 2 -> 10, 5: 10 -> 30 */
+	ck_assert_uint_eq(only_hist(&an.off)->count, 1);	/* 5: 10 -> 30 */
+	/* nothing is left behind for them */
+	t = tasktab_find(&an.tasks, 6);
+	ck_assert(!t || !(t->flags & TASK_NEW));
+	analyzer_fini(&an);
 }
 END_TEST
 
@@ -704,6 +749,7 @@ int main(void)
 	tcase_add_test(tc, test_intervals_and_groups_cap);
 	tcase_add_test(tc, test_missed_switch);
 	tcase_add_test(tc, test_inferred_switch);
+	tcase_add_test(tc, test_new_tasks);
 	tcase_add_test(tc, test_compat);
 	tcase_add_test(tc, test_stack_records_ignored);
 	tcase_add_test(tc, test_switch_without_state_or_comm);
