@@ -65,6 +65,7 @@ struct backend {
 	char state_letters[16];		/* offcpu --state, "" all */
 	uint64_t next_ns;		/* the next sample */
 	uint64_t next_discover_ns;	/* walking /proc for new threads */
+	bool sampled_once;		/* the window's first sample was taken */
 	uint64_t win_start_ns;		/* boottime ns at start() */
 	uint64_t clk_tck;
 	bool started;
@@ -178,6 +179,7 @@ static bool asleep(char state)
 struct walk {
 	struct backend *b;
 	uint64_t now;
+	bool initial;		/* the window's first sample: what exists at its start */
 };
 
 /* One thread found by this sample: read it, and account what it did. */
@@ -203,12 +205,17 @@ static void sample_one(int32_t tgid, int32_t tid, void *arg)
 	p->seen = true;
 	p->nsamples++;
 	if (created) {
-		uint64_t born = s.start_ticks * (1000000000ULL / b->clk_tck);
+		uint64_t tick = 1000000000ULL / b->clk_tck, born = s.start_ticks * tick;
 
-		/* born in the window: every count it has belongs to it */
-		if (b->started && born >= b->win_start_ns) {
+		/*
+		 * born in the window: every count it has belongs to it. Not
+		 * there at the first sample, and started no earlier than the
+		 * clock tick the window began in (start times are in ticks, and
+		 * a thread is found up to DISCOVER_NS after its birth)
+		 */
+		if (b->started && !w->initial && s.start_ticks >= b->win_start_ns / tick) {
 			memset(&p->base, 0, sizeof(p->base));
-			p->start_ns = born;
+			p->start_ns = born > b->win_start_ns ? born : b->win_start_ns;
 		} else {
 			p->base = s;
 			p->start_ns = w->now;
@@ -259,7 +266,7 @@ static void sample_known(struct backend *b, struct walk *w)
 #define DISCOVER_NS (100 * 1000 * 1000ULL)
 static void sample_all(struct backend *b, bool discover)
 {
-	struct walk w = { b, boot_ns() };
+	struct walk w = { b, boot_ns(), !b->sampled_once };
 	uint32_t i, live = 0;
 	double hz;
 
@@ -280,6 +287,7 @@ static void sample_all(struct backend *b, bool discover)
 		}
 		live += p->seen;
 	}
+	b->sampled_once = b->started;
 	/* the cost is per file read: bounded by lowering the rate */
 	live *= 1 + b->switches + b->kstack;
 	hz = live && b->hz * live > PROC_BUDGET ? PROC_BUDGET / (double)live : b->hz;

@@ -43,10 +43,12 @@ while IFS= read -r line; do
 	esac
 	# the dry-run flag goes first: after "--" it would be the command's;
 	# report's first argument is the FILE, it has no "--": last
+	# OFFCPU_FTRACE_PARSE_ONLY: --dry-run only parses (the examples name
+	# processes, cgroups and files of their own)
 	if [ "$sub" = report ]; then
-		"$BIN" report "${argv[@]:2}" --dry-run
+		OFFCPU_FTRACE_PARSE_ONLY=1 "$BIN" report "${argv[@]:2}" --dry-run
 	else
-		"$BIN" "$sub" $extra "${argv[@]:2}"
+		OFFCPU_FTRACE_PARSE_ONLY=1 "$BIN" "$sub" $extra "${argv[@]:2}"
 	fi > /dev/null 2> "${TMPDIR:-/tmp}/man_check.err" ||
 		fail "example does not parse: '$line': $(cat "${TMPDIR:-/tmp}/man_check.err")"
 	n=$((n + 1))

@@ -208,8 +208,20 @@ static void wait_exit_signal(void)
 	sigset_t set;
 	int sig;
 
-	if (getenv("WORKLOAD_EXIT"))
+	if (getenv("WORKLOAD_EXIT")) {
+		/*
+		 * WORKLOAD_LINGER_MS: stay that long with every thread parked
+		 * first, so a sampler (the proc backend) sees the final counts
+		 * of threads that exit with the process
+		 */
+		const char *l = getenv("WORKLOAD_LINGER_MS");
+		long ms = l ? strtol(l, NULL, 10) : 0;
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		if (ms > 0)
+			nanosleep(&ts, NULL);
 		exit(0);
+	}
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

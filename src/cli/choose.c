@@ -72,10 +72,33 @@ static void ring_why(const struct host_caps *c, char *buf, size_t len)
 		snprintf(buf, len, "tracefs at %.300s is writable", c->tfs_dir);
 }
 
-static const char *perf_why(const struct host_caps *c)
+/*
+ * Why perf cannot run: every missing piece at once (the permission and
+ * the event formats), so that fixing one does not just reveal the next.
+ */
+static const char *perf_why(const struct host_caps *c, char *buf, size_t len)
 {
-	return !c->perf_allowed ? c->perf_why : !c->tfs_found ? c->tfs_why :
-	       "no readable sched event formats in tracefs";
+	const char *formats = NULL;
+	char f[400];
+
+	if (!c->tfs_found && strstr(c->tfs_why, "permission denied")) {
+		/* perf only reads the formats: less than the ring backend needs */
+		snprintf(f, sizeof(f), "tracefs at %.300s is not readable (mode 0700): the "
+			 "event formats need root or CAP_DAC_READ_SEARCH", c->tfs_dir);
+		formats = f;
+	} else if (!c->tfs_found)
+		formats = c->tfs_why;
+	else if (!c->ev_switch || !c->ev_wakeup)
+		formats = c->tfs_not_root ? "the sched event formats in tracefs are not readable "
+				      "(tracefs is mode 0700: run as root or grant "
+				      "CAP_DAC_READ_SEARCH)" :
+				      "no readable sched event formats in tracefs";
+	if (!c->perf_allowed && formats)
+		snprintf(buf, len, "%.250s; and %.250s", c->perf_why, formats);
+	else
+		snprintf(buf, len, "%s", !c->perf_allowed ? c->perf_why :
+			 formats ? formats : "perf events allowed");
+	return buf;
 }
 
 static const char *no_hist_why(const struct host_caps *c, enum hist_refusal no_hist)
@@ -94,6 +117,8 @@ bool choose_needs_drop_probe(const struct host_caps *c, const char *want)
 static void choose_asked(const struct host_caps *c, const char *want, enum hist_refusal no_hist,
 			 struct choice *out, const char *rw)
 {
+	char pw[512];
+
 	out->reason = CHOSEN_ASKED;
 	if (!strcmp(want, "hist") && hist_ok(c, no_hist)) {
 		out->kind = BK_HIST;
@@ -113,7 +138,8 @@ static void choose_asked(const struct host_caps *c, const char *want, enum hist_
 		out->kind = BK_PERF;
 		snprintf(out->why, sizeof(out->why), "asked for; %s", c->perf_why);
 	} else if (!strcmp(want, "perf")) {
-		snprintf(out->why, sizeof(out->why), "the perf backend cannot run: %s", perf_why(c));
+		snprintf(out->why, sizeof(out->why), "the perf backend cannot run: %s",
+			 perf_why(c, pw, sizeof(pw)));
 	} else if (!strcmp(want, "proc") && c->proc_ok) {
 		out->kind = BK_PROC;
 		snprintf(out->why, sizeof(out->why), "asked for; sampled from /proc");
@@ -134,7 +160,7 @@ static void choose_asked(const struct host_caps *c, const char *want, enum hist_
 void backend_choose(const struct host_caps *c, const char *want, enum hist_refusal no_hist,
 		    struct choice *out)
 {
-	char rw[640];
+	char rw[640], pw[512];
 
 	memset(out, 0, sizeof(*out));
 	out->kind = BK_NONE;
@@ -172,13 +198,11 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 		out->kind = BK_PROC;
 		out->reason = CHOSEN_PROC;
 		snprintf(out->why, sizeof(out->why), "no tracing here (ring: %s; perf: %s): "
-			 "sampled from /proc", rw, perf_why(c));
+			 "sampled from /proc", rw, perf_why(c, pw, sizeof(pw)));
 	} else {
 		out->reason = CHOSEN_NONE;
 		snprintf(out->why, sizeof(out->why), "no backend can trace here: ring: %s; "
-			 "perf: %s%s", rw, c->perf_allowed && c->tfs_found ? "cannot read the event "
-			 "formats in tracefs (needs root or CAP_DAC_READ_SEARCH)" :
-			 c->perf_allowed ? "needs tracefs's event formats" : c->perf_why,
+			 "perf: %s%s", rw, perf_why(c, pw, sizeof(pw)),
 			 c->tfs_asked ? "" : "; proc: /proc/<pid>/task/<tid>/schedstat is not "
 			 "readable (CONFIG_SCHED_INFO)");
 	}

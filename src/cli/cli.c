@@ -11,11 +11,26 @@
 #include "numparse.h"
 #include "tmount.h"
 
+bool cli_quiet;
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
 	fputs("offcpu-ftrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void note_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_quiet)
+		return;
+	fputs("offcpu-ftrace: note: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -32,7 +47,7 @@ bool cli_tracefs_ready(const char *tracefs)
 		return false;
 	}
 	if (ret > 0)
-		err_msg("note: tracefs was not mounted: mounted it at %s for this run "
+		note_msg("tracefs was not mounted: mounted it at %s for this run "
 			"(unmounted at exit)", dir);
 	return true;
 }
@@ -48,7 +63,7 @@ void cli_tracefs_done(void)
 	snprintf(dir, sizeof(dir), "%s", at);
 	ret = tmount_release();
 	if (ret == -EBUSY)
-		err_msg("note: left tracefs mounted at %s: another process uses it now", dir);
+		note_msg("left tracefs mounted at %s: another process uses it now", dir);
 	else if (ret)
 		err_msg("cannot unmount tracefs at %s: %s", dir, strerror(-ret));
 }
@@ -174,6 +189,7 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	case OPT_STRICT: o->strict = true; break;
 	case OPT_XVAL: o->xval = true; break;
 	case OPT_ALL: o->all = true; break;
+	case 'q': o->quiet = cli_quiet = true; break;
 	}
 	return -1;
 }
@@ -392,6 +408,7 @@ static const struct optdef optdefs[] = {
 	{ "dry-run", N, OPT_DRY_RUN, C_ALL, set_flag, NULL },
 	{ "strict", N, OPT_STRICT, C_ALL, set_flag, NULL },
 	{ "all", N, OPT_ALL, C_TRACE, set_flag, NULL },
+	{ "quiet", N, 'q', C_ALL, set_flag, NULL },
 	{ "cgroup", A, OPT_CGROUP, C_TRACE, set_string, NULL },
 	{ "wait-p99", A, OPT_TH_TAIL, C_TRIAGE, set_number, "triage" },
 	{ "wait-share", A, OPT_TH_WAIT, C_TRIAGE, set_number, "triage" },

@@ -22,6 +22,7 @@ struct trace_opts {
 	enum an_compat compat;		/* runq --compat */
 	bool xval;			/* --xval: bpftrace alongside */
 	bool all;			/* report --all: not the recording's scope */
+	bool quiet;			/* -q: no banner, notes or progress */
 	bool msecs;
 	bool timestamp;
 	int32_t pid, tid;		/* -1 = not given */
@@ -60,6 +61,9 @@ struct trace_opts {
 };
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "offcpu-ftrace: note: ..." on stderr, unless -q (cli_quiet) */
+void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern bool cli_quiet;
 void usage_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct option;

@@ -59,7 +59,11 @@ static const char common_help[] =
 "      --strict           exit 3 when events were lost (results partial)\n"
 "      --record FILE      also write the window's events to FILE (trace.dat,\n"
 "                         ring backend; see offcpu-ftrace-record(8))\n"
-"      --dry-run          check the command line and exit\n"
+"      --dry-run          check what can be checked without tracing (the\n"
+"                         command, -p/-t, the output, the backend) and print\n"
+"                         the plan: backend, events, scope, window, output\n"
+"  -q, --quiet            no banner, notes or progress line on stderr (on a\n"
+"                         terminal a long window shows time traced and left)\n"
 "  -h, --help             this help\n";
 
 static const char offcpu_only_help[] =
@@ -122,8 +126,8 @@ static const char triage_help[] =
 "\n"
 "Options:\n"
 "  -p, -t, -c, --cgroup PATH, --backend, --rate, --tracefs, --buffer-size,\n"
-"  --strict, --record FILE, --max-tasks, -o FILE as for runq; --format bcc\n"
-"  (text, default), json or openmetrics\n"
+"  --strict, --record FILE, --max-tasks, -o FILE, --dry-run, -q as for runq;\n"
+"  --format bcc (text, default), json or openmetrics\n"
 "      --wait-p99 MS      p99 wait for a CPU meaning contention (default 5)\n"
 "      --wait-share PCT   share of time waiting meaning contention (10)\n"
 "      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
@@ -161,7 +165,8 @@ static const char record_help[] =
 "  -U, --user-stacks      also a user stack at each switch-out\n"
 "      --state LETTERS    stacks only for switch-outs in these states\n"
 "      --backend ring     the only backend that records\n"
-"      --tracefs DIR, --buffer-size KB, --max-tasks N, --strict  as for runq\n"
+"      --tracefs DIR, --buffer-size KB, --max-tasks N, --strict, --dry-run, -q\n"
+"                         as for runq\n"
 "  -h, --help             this help\n"
 "\n"
 "Without DURATION, until Ctrl-C; with -- COMMAND, the command's life.\n"

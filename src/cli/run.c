@@ -214,7 +214,7 @@ static int replay_loop(struct run *r)
 	if (r->ops->recording)
 		r->ops->recording(r->b, &w);
 	if (!r->mono)
-		err_msg("note: %s was recorded with the %s clock%s", r->o->replay_path, r->clock,
+		note_msg("%s was recorded with the %s clock%s", r->o->replay_path, r->clock,
 			!strcmp(r->clock, "local") ? ": not synchronized across CPUs, so "
 			"waits that migrate between CPUs are skewed" : "");
 	ret = run_print_interval(r, 1, w.end_ns > w.start_ns ? w.end_ns - w.start_ns : 0, true);
@@ -225,6 +225,28 @@ static int replay_loop(struct run *r)
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
+}
+
+/* "tracing ... Hit Ctrl-C to end." on stderr: tests and users wait for it */
+static void print_banner(const struct run *r, const char *what)
+{
+	const struct trace_opts *o = r->o;
+
+	if (r->have_child)
+		fprintf(stderr, "offcpu-ftrace: tracing %s of %s and its descendants (backend "
+			"%s, clock %s)... Hit Ctrl-C to end.\n", what, o->command[0],
+			r->ops->name, r->clock);
+	else if (o->interval_mode)
+		fprintf(stderr, "offcpu-ftrace: tracing %s, every %.6g s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n", what, (double)o->duration_ns / 1e9,
+			r->ops->name, r->clock);
+	else if (o->duration_ns)
+		fprintf(stderr, "offcpu-ftrace: tracing %s for %.6g s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n", what,
+			(double)o->duration_ns / 1e9 * (double)o->count, r->ops->name, r->clock);
+	else
+		fprintf(stderr, "offcpu-ftrace: tracing %s (backend %s, clock %s)"
+			"... Hit Ctrl-C to end.\n", what, r->ops->name, r->clock);
 }
 
 static int trace_loop(struct run *r)
@@ -257,29 +279,21 @@ static int trace_loop(struct run *r)
 	       o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
 	       o->kstack ? "off-CPU time by kernel stack" :
 	       o->ustack ? "off-CPU time by user stack" : "off-CPU time";
+	if (!o->quiet)
+		print_banner(r, what);
+	progress_init(&r->progress, window_start,
+		      o->command || !o->duration_ns || o->count == UINT64_MAX ? 0 :
+		      o->duration_ns * o->count, o->quiet);
 	if (r->have_child) {
 		char err[256];
 
-		fprintf(stderr, "offcpu-ftrace: tracing %s of %s and its descendants (backend "
-			"%s, clock %s)... Hit Ctrl-C to end.\n", what, o->command[0],
-			r->ops->name, r->clock);
 		ret = child_release(&r->child, o->command[0], err, sizeof(err));
 		if (ret) {
 			err_msg("%s", err);
 			r->ops->stop(r->b);
 			return 127;	/* as a shell says "command not found" */
 		}
-	} else if (o->interval_mode)
-		fprintf(stderr, "offcpu-ftrace: tracing %s, every %.6g s (backend %s, clock %s)"
-			"... Hit Ctrl-C to end.\n", what, (double)o->duration_ns / 1e9,
-			r->ops->name, r->clock);
-	else if (o->duration_ns)
-		fprintf(stderr, "offcpu-ftrace: tracing %s for %.6g s (backend %s, clock %s)"
-			"... Hit Ctrl-C to end.\n", what,
-			(double)o->duration_ns / 1e9 * (double)o->count, r->ops->name, r->clock);
-	else
-		fprintf(stderr, "offcpu-ftrace: tracing %s (backend %s, clock %s)"
-			"... Hit Ctrl-C to end.\n", what, r->ops->name, r->clock);
+	}
 	for (n = 1;; n++) {
 		bool last = !o->duration_ns || n == o->count;
 
@@ -297,11 +311,13 @@ static int trace_loop(struct run *r)
 							     : (int)left_ms - 1);
 			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
 					   on_event, r);
+			progress_tick(&r->progress, mono_ns());
 			if (ret) {
 				err_msg("reading the trace buffers failed: %s", strerror(-ret));
 				return EXIT_FAIL;
 			}
 		}
+		progress_clear(&r->progress);
 		if (last || sig_count || (r->have_child && r->child.done)) {
 			ret = r->ops->stop(r->b);
 			now = mono_ns();
@@ -413,9 +429,9 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 	if (!strcmp(o->backend, "auto"))
 		snprintf(r->why, sizeof(r->why), "%s", ch.why);
 	if (ch.reason == CHOSEN_PERF || ch.reason == CHOSEN_DROPS)
-		err_msg("note: using the perf backend: %s", ch.why);
+		note_msg("using the perf backend: %s", ch.why);
 	else if (ch.reason == CHOSEN_RING && ch.hist_refused != HIST_CAN)
-		err_msg("note: using the ring backend, not the kernel's hist triggers: %s",
+		note_msg("using the ring backend, not the kernel's hist triggers: %s",
 			hist_refusal_text(ch.hist_refused));
 	return true;
 }
@@ -517,7 +533,7 @@ static int open_backend(struct run *r, const struct trace_req *req)
 		return EXIT_FAIL;
 	}
 	if (!(ev & (1u << SEV_WAKEUP_NEW)))
-		err_msg("note: this kernel has no sched_wakeup_new event: a new "
+		note_msg("this kernel has no sched_wakeup_new event: a new "
 			"thread's first wait for a CPU is not counted");
 	return -1;
 }
@@ -538,12 +554,12 @@ static void recorded_scope(struct run *r)
 	r->scope_applied = true;
 	forks = r->ops->events(r->b) & (1u << SEV_FORK);
 	if (!strcmp(s->kind, "command"))
-		err_msg("note: as recorded, only %s and its descendants%s (--all: every thread "
+		note_msg("as recorded, only %s and its descendants%s (--all: every thread "
 			"in the recording)", s->command[0] ? s->command : "the command",
 			forks ? "" : "; the recording has no fork events, so only its first "
 			"process");
 	else
-		err_msg("note: as recorded, only %s %d (--all: every thread in the recording)",
+		note_msg("as recorded, only %s %d (--all: every thread in the recording)",
 			!strcmp(s->kind, "pid") ? "process" : "thread", s->id);
 }
 
@@ -617,6 +633,48 @@ static int check_output(const struct trace_opts *o)
 	return -1;
 }
 
+/*
+ * --dry-run, past the checks run_trace() made (command, output, backend):
+ * the cgroup resolves, a recording opens and has what is asked of it;
+ * then the plan. Nothing is traced and nothing in tracefs is written.
+ */
+static int dry_run(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	char err[BACKEND_ERRLEN] = "";
+
+	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	if (o->replay_path) {
+		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,
+					 .ustack = o->ustack };
+		unsigned ev;
+
+		if (r->ops->open(&r->b, &req, err, sizeof(err))) {
+			err_msg("%s", err);
+			return EXIT_FAIL;
+		}
+		ev = r->ops->events(r->b);
+		recorded_scope(r);
+		r->ops->close(r->b, err, sizeof(err));
+		if ((o->kstack && !(ev & (1u << SEV_KSTACK))) ||
+		    (o->ustack && !(ev & (1u << SEV_USTACK)))) {
+			err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
+				o->replay_path, o->kstack && !(ev & (1u << SEV_KSTACK)) ?
+				"kernel" : "user", o->kstack ? "-K" : "-U");
+			return EXIT_FAIL;
+		}
+	}
+	run_print_plan(r);
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("cannot write the output: %s", strerror(errno ? errno : EIO));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 /* -- COMMAND: its exit status becomes ours once the window is closed. */
 static int child_finish(struct run *r, int status)
 {
@@ -659,6 +717,11 @@ int run_trace(const struct trace_opts *o)
 	    !pick_backend(r, o)) {
 		free(r);
 		return EXIT_FAIL;
+	}
+	if (o->dry_run) {
+		status = dry_run(r);
+		free(r);
+		return status;
 	}
 	status = request_from_opts(r, &req);
 	if (status < 0)

@@ -16,6 +16,7 @@
 #include "child.h"
 #include "cli.h"
 #include "output.h"
+#include "progress.h"
 #include "ksym.h"
 #include "psi.h"
 #include "report.h"
@@ -48,6 +49,7 @@ struct run {
 	struct symbolizer sym;
 	char why[1024];			/* why auto chose the backend, "" else */
 	struct out out;			/* -o FILE, or stdout */
+	struct progress progress;	/* the elapsed/left line on a terminal */
 	int32_t *tids;			/* -p: owned copy of start_tids */
 	const int32_t *start_tids;	/* -p: the process's threads at the start */
 	unsigned nstart_tids;
@@ -60,6 +62,8 @@ struct run {
 int run_setup_symbols(struct run *r);
 /* Print one interval; 0 or -errno when stdout failed. */
 int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final);
+/* --dry-run: the plan, on stdout (run_plan.c). */
+void run_print_plan(const struct run *r);
 /* The whole run: backend, analyzer, window, output, restore. An exit status. */
 int run_trace(const struct trace_opts *o);
 

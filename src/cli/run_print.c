@@ -47,7 +47,7 @@ int run_setup_symbols(struct run *r)
 			return EXIT_FAIL;
 		}
 		if (ksyms_restricted(r->ksyms))
-			err_msg("note: /proc/kallsyms hides kernel addresses (kptr_restrict): "
+			note_msg("/proc/kallsyms hides kernel addresses (kptr_restrict): "
 				"kernel frames are printed as raw addresses");
 	}
 	if (o->ustack && !o->replay_path) {	/* this host's /proc: not the recording's */

@@ -28,7 +28,7 @@ cpu=$(( $(nproc) - 1 ))
 asnobody() {	# OUT ERR ARGS...: the tool as nobody
 	local out=$1 err=$2
 	shift 2
-	su nobody -s /bin/sh -c "cd '$TMP' && WORKLOAD_EXIT=\${WORKLOAD_EXIT:-} exec '$BIN' $*" \
+	su nobody -s /bin/sh -c "cd '$TMP' && WORKLOAD_EXIT=\${WORKLOAD_EXIT:-} WORKLOAD_LINGER_MS=\${WORKLOAD_LINGER_MS:-} exec '$BIN' $*" \
 		> "$out" 2> "$err"
 }
 
@@ -58,8 +58,9 @@ assert d["sampled"]["hz"] == 20 and d["sampled"]["threads"] >= 5, d["sampled"]
 assert all(g["buckets"] == [] and g["p50"] is None for g in d["groups"])
 PY
 
-# a sleeper: 40 blocked intervals of 20 ms
-WORKLOAD_EXIT=1 asnobody "$TMP/sl.json" "$TMP/sl.err" offcpu -L --rate 200 --format=json -- \
+# a sleeper: 40 blocked intervals of 20 ms (lingering parked before it
+# exits: a sampler cannot see counts made after its last sample)
+WORKLOAD_EXIT=1 WORKLOAD_LINGER_MS=200 asnobody "$TMP/sl.json" "$TMP/sl.err" offcpu -L --rate 200 --format=json -- \
 	"$WORKLOAD" sleep 40 20 || { cat "$TMP/sl.err"; fail "offcpu -- sleeper as nobody exited $?"; }
 "$PY" - "$TMP/sl.json" <<'PY' || fail "the sleeper's off-CPU totals are off"
 import json, sys
@@ -68,9 +69,10 @@ wl, d = json.loads(lines[0]), json.loads(lines[-1])
 g = {x["tid"]: x for x in d["groups"]}[wl["tid"]] if "tid" in wl else None
 if g is None:
     g = max(d["groups"], key=lambda x: x["count"])
-print("sleeper: %d intervals, %.1f ms (want 40, about 800 ms)" % (g["count"], g["sum_ns"] / 1e6))
-assert 39 <= g["count"] <= 42, g
-assert 760e6 <= g["sum_ns"] <= 880e6, g
+# 40 sleeps of 20 ms, then parked 200 ms (one more interval) until it exits
+print("sleeper: %d intervals, %.1f ms (want 41, about 1000 ms)" % (g["count"], g["sum_ns"] / 1e6))
+assert 40 <= g["count"] <= 43, g
+assert 950e6 <= g["sum_ns"] <= 1100e6, g
 PY
 grep -q '^# CPU time seen:' <(WORKLOAD_EXIT=1 asnobody /dev/stdout /dev/null offcpu -L -- "$WORKLOAD" sleep 10 20) ||
 	fail "no CPU coverage line for -- COMMAND"

@@ -76,15 +76,17 @@ expect_usage offcpu -K --by comm 1
 # a process is named for itself, not for the thread whose interval came
 # first: the main thread blocks all window, a worker named "worker" sleeps
 "$PY" -c '
-import ctypes, threading, time
+import ctypes, sys, threading, time
 def w():
     ctypes.CDLL(None).prctl(15, b"worker", 0, 0, 0)
+    open(sys.argv[1], "w").close()
     while True: time.sleep(0.01)
 threading.Thread(target=w, daemon=True).start()
-time.sleep(30)' &
+time.sleep(30)' "$TMP/named.ready" &
 named=$!
 BG_PIDS="$BG_PIDS $named"
-sleep 0.3
+for i in $(seq 200); do [ -e "$TMP/named.ready" ] && break; sleep 0.05; done
+[ -e "$TMP/named.ready" ] || fail "the named-thread python process did not start"
 "$BIN" offcpu -P -p $named --format=json 1 > "$TMP/n.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "offcpu -P -p failed"; }
 kill $named
 "$PY" -c 'import json,sys; g=json.load(open(sys.argv[1]))["groups"]; print("# -P names", g[0]["comm"]); assert g and g[0]["comm"] != "worker", g' "$TMP/n.json" ||
@@ -148,3 +150,44 @@ assert not any(g["comm"] == "offcpu-ftrace" for g in r["groups"])
 PYEOF
 expect_usage runq --all 1
 check_restored "recording scope"
+
+# --dry-run checks what it can and prints the plan; nothing is traced
+"$BIN" runq --dry-run -P --top 5 -- make -j8 > "$TMP/plan" 2> "$TMP/e" || { cat "$TMP/e"; fail "--dry-run failed"; }
+for k in '^dry run: runq' '^backend: ' '^events: .*sched_switch' '^scope: .*make -j8' '^window: ' '^output: .*top 5'; do
+	grep -q "$k" "$TMP/plan" || { cat "$TMP/plan"; fail "the plan lacks /$k/"; }
+done
+dead=999999; while [ -e /proc/$dead ]; do dead=$((dead - 1)); done
+"$BIN" runq --dry-run -p $dead 1 > /dev/null 2> "$TMP/e"; rc=$?
+[ $rc = 1 ] && grep -q 'no such process' "$TMP/e" || fail "--dry-run -p (gone): exit $rc, $(cat "$TMP/e")"
+"$BIN" runq --dry-run -- /nonexistent/cmd > /dev/null 2> "$TMP/e"; rc=$?
+[ $rc = 127 ] || fail "--dry-run -- /nonexistent: exit $rc, want 127"
+if ! grep -q 'hist triggers:        yes' <("$BIN" info 2>/dev/null); then
+	"$BIN" runq --dry-run --backend=hist 1 > /dev/null 2> "$TMP/e"; rc=$?
+	[ $rc = 1 ] && grep -q 'hist backend cannot run' "$TMP/e" || fail "--dry-run --backend=hist here: exit $rc, $(cat "$TMP/e")"
+fi
+"$BIN" runq --dry-run -o /nonexistent/x.json 1 > /dev/null 2> "$TMP/e"; rc=$?
+[ $rc = 1 ] || fail "--dry-run -o into a missing directory: exit $rc"
+"$BIN" report "$TMP/c.dat" offcpu -K --dry-run > /dev/null 2> "$TMP/e"; rc=$?
+[ $rc = 1 ] && grep -q 'has no kernel stacks' "$TMP/e" || fail "report --dry-run -K of a stackless recording: exit $rc"
+check_restored "--dry-run"
+
+# a sign of life on a terminal, none with -q or without a terminal
+if command -v script > /dev/null; then
+	script -qc "'$BIN' runq 2.5 > /dev/null" /dev/null > "$TMP/tty" 2>&1 < /dev/null
+	grep -q 's of 3 s traced, .* left' "$TMP/tty" || { cat -v "$TMP/tty"; fail "no progress line on a terminal"; }
+	script -qc "'$BIN' runq -q 1.5 > /dev/null" /dev/null > "$TMP/tty" 2>&1 < /dev/null
+	[ -s "$TMP/tty" ] && { cat -v "$TMP/tty"; fail "-q still printed on the terminal"; }
+	"$BIN" runq 1.5 > /dev/null 2> "$TMP/e"
+	grep -q 'traced, ' "$TMP/e" && fail "progress printed although stderr is not a terminal"
+	note "progress: on a terminal only, silenced by -q"
+fi
+
+# as nobody with perf asked for: every missing piece in one message
+if command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ]; then
+	cp "$BIN" "$TMP/bin" && chmod 755 "$TMP" "$TMP/bin"
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$TMP/bin" runq --backend=perf 1 \
+		> /dev/null 2> "$TMP/e"
+	grep -q 'perf_event_paranoid=' "$TMP/e" && grep -q 'CAP_DAC_READ_SEARCH' "$TMP/e" ||
+		fail "nobody --backend=perf does not name both the sysctl and tracefs: $(cat "$TMP/e")"
+fi
+check_restored "walkthrough"

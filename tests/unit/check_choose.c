@@ -156,6 +156,39 @@ START_TEST(test_asked)
 }
 END_TEST
 
+/* as nobody: perf's permission and tracefs' mode, both in one message */
+START_TEST(test_every_missing_piece)
+{
+	struct host_caps c = base();
+	struct choice ch;
+
+	c.tfs_found = c.tfs_writable = false;
+	c.ev_switch = c.ev_wakeup = false;
+	c.tfs_not_root = true;
+	strcpy(c.tfs_why, "cannot read tracefs at /sys/kernel/tracing (permission denied): "
+	       "run as root");
+	c.perf_allowed = false;
+	strcpy(c.perf_why, "perf_event_paranoid=2 and no CAP_PERFMON: run as root or grant "
+	       "CAP_PERFMON (or sysctl kernel.perf_event_paranoid=-1)");
+	backend_choose(&c, "perf", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_NONE);
+	ck_assert_msg(strstr(ch.why, "perf_event_paranoid=2") &&
+		      strstr(ch.why, "CAP_DAC_READ_SEARCH"), "%s", ch.why);
+	/* the sysctl alone is not enough: the formats are still named */
+	c.perf_allowed = true;
+	backend_choose(&c, "perf", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_NONE);
+	ck_assert_msg(strstr(ch.why, "not readable (mode 0700)") &&
+		      !strstr(ch.why, "paranoid"), "%s", ch.why);
+	/* auto falls back to /proc and says both too */
+	c.perf_allowed = false;
+	backend_choose(&c, "auto", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_PROC);
+	ck_assert_msg(strstr(ch.why, "perf_event_paranoid=2") &&
+		      strstr(ch.why, "CAP_DAC_READ_SEARCH"), "%s", ch.why);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("choose");
@@ -165,6 +198,7 @@ int main(void)
 	tcase_add_test(tc, test_drops);
 	tcase_add_test(tc, test_fallbacks);
 	tcase_add_test(tc, test_asked);
+	tcase_add_test(tc, test_every_missing_piece);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

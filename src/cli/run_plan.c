@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * --dry-run: what a run would do, once everything that can be checked
+ * without tracing has been (the command exists, -p/-t name live tasks,
+ * the output can be written, the backend can run here): the backend and
+ * why, the events, the scope and filters, the window, the output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "procfs.h"
+#include "run.h"
+
+static const char *what(const struct trace_opts *o)
+{
+	if (o->record_only)
+		return "a recording of the sched events";
+	if (o->triage)
+		return "running, waiting for a CPU or blocked, and a verdict";
+	if (o->modes & AN_RUNQ)
+		return "run-queue latency";
+	if (o->kstack || o->ustack)
+		return o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
+		       o->kstack ? "off-CPU time by kernel stack" : "off-CPU time by user stack";
+	return "off-CPU time";
+}
+
+static void print_events(FILE *f, const struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	const char *name = r->ops->name;
+	bool waking = o->compat == COMPAT_PERF || o->record_only;
+
+	if (!strcmp(name, "file")) {
+		fprintf(f, "events:   those in %s\n", o->replay_path);
+		return;
+	}
+	if (!strcmp(name, "proc")) {
+		fprintf(f, "events:   none: each thread's /proc schedstat%s sampled %u times a "
+			"second (no distribution, totals exact)\n",
+			o->kstack ? ", status and stack (or wchan)" :
+			o->modes & AN_OFFCPU || o->triage ? " and status" : "",
+			o->rate_hz ? o->rate_hz : 20);
+		return;
+	}
+	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s",
+		waking ? ", sched_waking" : "", o->command ? ", sched_process_fork" : "");
+	if (!strcmp(name, "perf"))
+		fputs(" (perf tracepoints), with perf's context-switch records", f);
+	else if (!strcmp(name, "hist"))
+		fputs(", aggregated in the kernel by hist triggers and synthetic events", f);
+	else
+		fputs(", in a tracefs instance of its own", f);
+	if (o->kstack || o->ustack)
+		fprintf(f, "; %s stacks at each switch-out", o->kstack && o->ustack ?
+			"kernel and user" : o->kstack ? "kernel" : "user");
+	fputc('\n', f);
+}
+
+static void print_scope(FILE *f, const struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	char cmd[512];
+
+	fputs("scope:    ", f);
+	if (o->command) {
+		shell_quote_argv(cmd, sizeof(cmd), o->command, 400);
+		fprintf(f, "the command %s and every process and thread it starts\n", cmd);
+	} else if (o->pid >= 0) {
+		int32_t *tids = NULL;
+		int n = proc_threads(o->pid, &tids);
+
+		fprintf(f, "process %d (%d thread%s now, and those it starts)\n", o->pid,
+			n > 0 ? n : 0, n == 1 ? "" : "s");
+		free(tids);
+	} else if (o->tid >= 0) {
+		fprintf(f, "thread %d\n", o->tid);
+	} else if (r->scope_applied && !strcmp(r->rscope.kind, "command")) {
+		fprintf(f, "as recorded: %s and its descendants (--all: every thread)\n",
+			r->rscope.command[0] ? r->rscope.command : "the command");
+	} else if (r->scope_applied) {
+		fprintf(f, "as recorded: %s %d (--all: every thread)\n",
+			!strcmp(r->rscope.kind, "pid") ? "process" : "thread", r->rscope.id);
+	} else if (o->replay_path) {
+		fprintf(f, "every thread in the recording\n");
+	} else {
+		fprintf(f, "all threads\n");
+	}
+	if (o->comm[0])
+		fprintf(f, "filter:   threads named %s\n", o->comm);
+	if (o->cgroup)
+		fprintf(f, "filter:   threads in cgroup %s and below\n", o->cgroup);
+	if (o->state && !o->triage)
+		fprintf(f, "filter:   intervals that began in state %s\n", o->state);
+	if (o->min_us || o->max_us != UINT64_MAX) {
+		fprintf(f, "filter:   intervals of at least %llu us", (unsigned long long)o->min_us);
+		if (o->max_us != UINT64_MAX)
+			fprintf(f, " and at most %llu us", (unsigned long long)o->max_us);
+		fputc('\n', f);
+	}
+}
+
+static void print_window(FILE *f, const struct trace_opts *o)
+{
+	double s = (double)o->duration_ns / 1e9;
+
+	fputs("window:   ", f);
+	if (o->replay_path)
+		fputs("the recording's\n", f);
+	else if (o->command && o->interval_mode)
+		fprintf(f, "the command's life, printed every %g s\n", s);
+	else if (o->command)
+		fputs("the command's life\n", f);
+	else if (o->interval_mode && o->count != UINT64_MAX)
+		fprintf(f, "%llu intervals of %g s\n", (unsigned long long)o->count, s);
+	else if (o->interval_mode)
+		fprintf(f, "every %g s until Ctrl-C\n", s);
+	else if (!o->duration_ns)
+		fputs("until Ctrl-C\n", f);
+	else if (o->count > 1)
+		fprintf(f, "%llu windows of %g s\n", (unsigned long long)o->count, s);
+	else
+		fprintf(f, "%g s\n", s);
+}
+
+static void print_output(FILE *f, const struct trace_opts *o)
+{
+	static const char *const fmts[] = { "text (BCC's layout)", "text (bpftrace's layout)",
+					    "JSON", "OpenMetrics" };
+	static const char *const keys[] = { "one histogram", "per process", "per thread",
+					    "per CPU", "per thread name" };
+
+	if (o->record_only) {
+		fprintf(f, "output:   %s (trace.dat, mode 0600, renamed into place when "
+			"complete)\n", o->record_path);
+		return;
+	}
+	if (o->triage)
+		fprintf(f, "output:   %s", o->fmt == FMT_BCC ? "the text report" : fmts[o->fmt]);
+	else
+		fprintf(f, "output:   %s, %s%s", o->folded ? "folded stacks" : fmts[o->fmt],
+			o->kstack || o->ustack ? "by stack" : keys[o->key],
+			o->msecs ? ", milliseconds" : "");
+	if (o->top)
+		fprintf(f, ", the top %u", o->top);
+	fprintf(f, ", to %s%s\n", o->output_path ? o->output_path : "standard output",
+		o->output_path ? " (atomically)" : "");
+	if (o->record_path)
+		fprintf(f, "also:     the events recorded to %s\n", o->record_path);
+	if (o->strict)
+		fputs("strict:   exit 3 when the results are partial\n", f);
+}
+
+void run_print_plan(const struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	FILE *f = stdout;
+
+	fprintf(f, "dry run: %s (%s): every check passed, nothing traced\n",
+		o->replay_path ? "report" : o->cmd, what(o));
+	fprintf(f, "backend:  %s%s%s\n", r->ops->name, r->why[0] ? ": " : "", r->why);
+	print_events(f, r);
+	print_scope(f, r);
+	print_window(f, o);
+	print_output(f, o);
+}
