@@ -529,6 +529,9 @@ static int opts_check(struct trace_opts *o)
 		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or stacks";
 	else if (o->folded && o->fmt == FMT_JSON)
 		bad = "-f and --format=json exclude each other";
+	else if (o->msecs && o->fmt == FMT_OPENMETRICS)
+		bad = "-m: OpenMetrics values are seconds, in fixed buckets from 1 us: -m does not "
+		      "apply";
 	else if (o->min_us > o->max_us)
 		bad = "--min is larger than --max";
 	if (bad) {

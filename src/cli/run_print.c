@@ -258,6 +258,7 @@ static int print_triage(struct run *r, uint64_t dur_ns, uint64_t lost, uint64_t 
 		in.next_window = "";
 	}
 	in.window_s = (double)dur_ns / 1e9;
+	in.wall = time(NULL);
 	in.backend = r->ops->name;
 	in.clock = r->clock;
 	merge_groups(&r->an.runq.groups, &runq);

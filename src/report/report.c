@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "openmetrics.h"
 #include "report.h"
 #include "report_local.h"
 
@@ -334,26 +335,7 @@ static void print_json(FILE *f, struct report *r)
 	fputs("}\n", f);
 }
 
-void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
-		  uint64_t unit_ns)
-{
-	int top = hist_max_slot(h), k;
-	uint64_t cum = 0;
-	const char *sep = labels[0] ? "," : "";
-
-	/* slot k holds floored values below 2^k units: le = 2^k units */
-	for (k = 0; k <= top; k++) {
-		cum += h->slot[k];
-		fprintf(f, "%s_bucket{%s%sle=\"%.9g\"} %" PRIu64 "\n", name, labels, sep,
-			(double)((unsigned __int128)1 << k) * (double)unit_ns / 1e9, cum);
-	}
-	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, h->count);
-	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", name, labels[0] ? "{" : "", labels,
-		labels[0] ? "}" : "", h->count);
-	fprintf(f, "%s_sum%s%s%s %.9f\n", name, labels[0] ? "{" : "", labels,
-		labels[0] ? "}" : "", (double)h->sum_ns / 1e9);
-}
-
+/* 'command="runq",pid="42",comm="make"' for one group */
 static void om_labels(char *buf, size_t len, const struct report *r, const struct group *g)
 {
 	const char *kn = report_key_name(r->key);
@@ -363,12 +345,13 @@ static void om_labels(char *buf, size_t len, const struct report *r, const struc
 		buf[0] = '\0';
 		return;
 	}
+	fprintf(m, "command=\"%s\"", r->command);
 	if (kn && g->id == GROUP_OTHER)
-		fprintf(m, "%s=\"other\"", kn);
+		fprintf(m, ",%s=\"other\"", kn);
 	else if (kn && r->key != KEY_COMM)
-		fprintf(m, "%s=\"%" PRId64 "\"", kn, g->id);
+		fprintf(m, ",%s=\"%" PRId64 "\"", kn, g->id);
 	if (kn && r->key != KEY_CPU && !(r->key == KEY_COMM && g->id == GROUP_OTHER)) {
-		fputs(r->key == KEY_COMM ? "comm=\"" : ",comm=\"", m);
+		fputs(",comm=\"", m);
 		om_label_value(m, g->comm, COMM_LEN);
 		fputc('"', m);
 	}
@@ -379,54 +362,45 @@ static void om_labels(char *buf, size_t len, const struct report *r, const struc
 
 static void print_openmetrics(FILE *f, struct report *r)
 {
-	const char *base = !strcmp(r->command, "runq") ? "offcpu_ftrace_runq_latency_seconds" :
-			   "offcpu_ftrace_offcpu_time_seconds";
-	const char *help = !strcmp(r->command, "runq") ?
-			   "Run-queue latency: from runnable (wakeup or preemption) to running" :
-			   "Off-CPU time: from switch-out to switch-in";
+	enum om_family fam = !strcmp(r->command, "runq") ? OM_RUNQ : OM_OFFCPU;
 	struct groups *gs = r->groups;
-	char labels[256];
+	const struct an_counts *c = r->counts;
+	struct om_status st = { 0 };
+	char labels[320];
 	struct hist empty;
 	uint32_t i, shown;
 
+	/* sampled totals have no distribution: a summary, not buckets */
+	if (r->sampling)
+		fam = om_sampled(fam);
 	/* the largest with --top; otherwise in key order, for stable diffs */
 	if (r->top)
 		groups_sort_by_total(gs);
 	else
 		groups_sort(gs);
 	shown = report_groups_shown(r);
-	fprintf(f, "# TYPE %s histogram\n# UNIT %s seconds\n# HELP %s %s.\n", base, base,
-		base, help);
+	om_family_head(f, fam);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		hist_reset(&empty);
-		om_histogram(f, base, "", &empty, r->unit_ns);
+		snprintf(labels, sizeof(labels), "command=\"%s\"", r->command);
+		om_series(f, fam, labels, &empty);
 	}
 	for (i = 0; i < shown; i++) {
 		om_labels(labels, sizeof(labels), r, gs->v[i]);
-		om_histogram(f, base, labels, &gs->v[i]->h, r->unit_ns);
+		om_series(f, fam, labels, &gs->v[i]->h);
 	}
-	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n# UNIT offcpu_ftrace_window_seconds seconds\n"
-		"# HELP offcpu_ftrace_window_seconds How long tracing was on for these values.\n"
-		"offcpu_ftrace_window_seconds{command=\"%s\",backend=\"%s\"} %.6f\n",
-		r->command, r->backend, r->duration_s);
-	fprintf(f, "# TYPE offcpu_ftrace_lost_events gauge\n"
-		"# HELP offcpu_ftrace_lost_events Events the kernel could not store in the window "
-		"(results partial when > 0).\n"
-		"offcpu_ftrace_lost_events{command=\"%s\"} %" PRIu64 "\n", r->command, r->lost);
-	fprintf(f, "# TYPE offcpu_ftrace_partial gauge\n"
-		"# HELP offcpu_ftrace_partial 1 when events, switches or intervals of the selected "
-		"threads are missing from these values.\n"
-		"offcpu_ftrace_partial{command=\"%s\"} %d\n", r->command, report_partial(r));
-	fprintf(f, "# TYPE offcpu_ftrace_unmeasured_intervals gauge\n"
-		"# HELP offcpu_ftrace_unmeasured_intervals Intervals of the selected threads the "
-		"trace could not measure (a wakeup or switch missing).\n"
-		"offcpu_ftrace_unmeasured_intervals{command=\"%s\"} %" PRIu64 "\n", r->command,
-		r->counts->unmeasured);
-	fprintf(f, "# TYPE offcpu_ftrace_missed_switches gauge\n"
-		"# HELP offcpu_ftrace_missed_switches Context switches the trace lacked.\n"
-		"offcpu_ftrace_missed_switches{command=\"%s\"} %" PRIu64 "\n", r->command,
-		r->counts->missed_switch);
-	fputs("# EOF\n", f);
+	st.command = r->command;
+	st.backend = r->backend;
+	st.window_s = r->duration_s;
+	st.end = r->wall;
+	st.lost = r->lost;
+	st.missed_switches = c->missed_switch;
+	st.unmeasured = c->unmeasured + c->off_unmeasured;
+	st.recovered = r->recovered;
+	st.partial = report_partial(r);
+	st.sampled = r->sampling != NULL;
+	st.sample_hz = r->sampling ? r->sampling->hz_min : 0;
+	om_status_print(f, &st);
 }
 
 bool report_partial(const struct report *r)

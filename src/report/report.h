@@ -72,7 +72,5 @@ bool report_partial(const struct report *r);
  * One histogram as OpenMetrics: cumulative _bucket{le} in seconds, _sum,
  * _count, with @labels ("" or 'pid="1",comm="x"'). No TYPE lines.
  */
-void om_histogram(FILE *f, const char *name, const char *labels, const struct hist *h,
-		  uint64_t unit_ns);
 
 #endif

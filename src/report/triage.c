@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "openmetrics.h"
 #include "report_local.h"
 #include "triage.h"
 
@@ -310,36 +311,44 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 
 static void print_openmetrics(FILE *f, const struct triage_in *in, const struct verdict *v)
 {
-	fputs("# TYPE offcpu_ftrace_runq_latency_seconds histogram\n"
-	      "# UNIT offcpu_ftrace_runq_latency_seconds seconds\n"
-	      "# HELP offcpu_ftrace_runq_latency_seconds Run-queue latency of the triaged threads.\n", f);
-	om_histogram(f, "offcpu_ftrace_runq_latency_seconds", "", in->runq, 1000);
-	fputs("# TYPE offcpu_ftrace_blocked_seconds histogram\n"
-	      "# UNIT offcpu_ftrace_blocked_seconds seconds\n"
-	      "# HELP offcpu_ftrace_blocked_seconds Off-CPU intervals that began blocked.\n", f);
-	om_histogram(f, "offcpu_ftrace_blocked_seconds", "", in->blocked, 1000);
+	enum om_family rq = in->sampling ? om_sampled(OM_RUNQ) : OM_RUNQ;
+	enum om_family bl = in->sampling ? om_sampled(OM_BLOCKED) : OM_BLOCKED;
+	struct om_status st = { 0 };
+	static const char lab[] = "command=\"triage\"";
+
+	om_family_head(f, rq);
+	om_series(f, rq, lab, in->runq);
+	om_family_head(f, bl);
+	om_series(f, bl, lab, in->blocked);
 	fprintf(f, "# TYPE offcpu_ftrace_time_share gauge\n"
 		"# HELP offcpu_ftrace_time_share Share of the triaged threads' time.\n"
-		"offcpu_ftrace_time_share{state=\"running\"} %.4f\n"
-		"offcpu_ftrace_time_share{state=\"waiting\"} %.4f\n"
-		"offcpu_ftrace_time_share{state=\"blocked\"} %.4f\n", v->running, v->waiting,
-		v->blocked);
+		"offcpu_ftrace_time_share{%s,state=\"running\"} %.4f\n"
+		"offcpu_ftrace_time_share{%s,state=\"waiting\"} %.4f\n"
+		"offcpu_ftrace_time_share{%s,state=\"blocked\"} %.4f\n", lab, v->running, lab,
+		v->waiting, lab, v->blocked);
 	fprintf(f, "# TYPE offcpu_ftrace_blocked_state_seconds gauge\n"
 		"# UNIT offcpu_ftrace_blocked_state_seconds seconds\n"
 		"# HELP offcpu_ftrace_blocked_state_seconds Blocked time by the state it began in.\n"
-		"offcpu_ftrace_blocked_state_seconds{state=\"D\"} %.6f\n"
-		"offcpu_ftrace_blocked_state_seconds{state=\"S\"} %.6f\n",
-		(double)in->blocked_d_ns / 1e9, (double)in->blocked_s_ns / 1e9);
+		"offcpu_ftrace_blocked_state_seconds{%s,state=\"D\"} %.6f\n"
+		"offcpu_ftrace_blocked_state_seconds{%s,state=\"S\"} %.6f\n", lab,
+		(double)in->blocked_d_ns / 1e9, lab, (double)in->blocked_s_ns / 1e9);
 	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
 	 * parser (promtool check metrics, older scrapers) refuses "info". */
 	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"
 		"# HELP offcpu_ftrace_verdict The triage verdict (1 for the verdict given).\n"
-		"offcpu_ftrace_verdict{kind=\"%s\"} 1\n", v->name);
-	fprintf(f, "# TYPE offcpu_ftrace_window_seconds gauge\n"
-		"# UNIT offcpu_ftrace_window_seconds seconds\n"
-		"# HELP offcpu_ftrace_window_seconds How long tracing was on.\n"
-		"offcpu_ftrace_window_seconds{command=\"triage\",backend=\"%s\"} %.6f\n# EOF\n",
-		in->backend, in->window_s);
+		"offcpu_ftrace_verdict{%s,kind=\"%s\"} 1\n", lab, v->name);
+	st.command = "triage";
+	st.backend = in->backend;
+	st.window_s = in->window_s;
+	st.end = in->wall;
+	st.lost = in->lost;
+	st.missed_switches = in->missed_switch;
+	st.unmeasured = in->unmeasured;
+	st.recovered = in->recovered;
+	st.partial = in->partial;
+	st.sampled = in->sampling != NULL;
+	st.sample_hz = in->sampling ? in->sampling->hz_min : 0;
+	om_status_print(f, &st);
 }
 
 void triage_print(FILE *f, enum out_format fmt, const struct triage_in *in)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "hist.h"
 #include "psi.h"
@@ -45,6 +46,7 @@ struct triage_in {
 	 * ("offcpu-ftrace record -K -o F ..."), else NULL */
 	const char *restack;
 	double window_s;
+	time_t wall;			/* when the window ended */
 	const char *backend, *clock;
 	uint64_t running_ns, runq_ns, blocked_ns;
 	/* blocked_ns by the state it began in: uninterruptible (D: disk, some

@@ -91,3 +91,13 @@ run_bg() {
 	TOOL_PID=$!
 	BG_PIDS="$BG_PIDS $TOOL_PID"
 }
+
+# A burst of sched events no 64 KiB buffer holds (a ping-pong of 20000
+# round trips, at least 80000 events), for tests that overload on purpose.
+burst() {
+	if command -v perf > /dev/null && perf bench sched pipe -l 10 > /dev/null 2>&1; then
+		perf bench sched pipe -l 20000 > /dev/null 2>&1
+	else
+		WORKLOAD_EXIT=1 "$WORKLOAD" runq "$(( $(nproc) - 1 ))" 2 1000 > /dev/null
+	fi
+}

@@ -55,13 +55,6 @@ check_restored "beside a trace_pipe reader"
 # stopped a burst the test controls (a ping-pong of 20000 round trips,
 # at least 80000 sched events) that no 64 KiB buffer can hold. Each
 # backend that can trace here, as a sysadmin would pick it.
-burst() {
-	if command -v perf > /dev/null && perf bench sched pipe -l 10 > /dev/null 2>&1; then
-		perf bench sched pipe -l 20000 > /dev/null 2>&1
-	else
-		"$WORKLOAD" runq "$cpu" 2 300 > /dev/null
-	fi
-}
 for be in ring perf; do
 	for fmt in bcc json; do
 		run_bg "$TMP/over.$fmt" "$TMP/over.err" runq --backend=$be --buffer-size 64 --strict --format=$fmt 60
