@@ -261,8 +261,10 @@ static int pick(struct trace_opts *o, const struct optdef *d, const char *arg,
 
 static int set_format(struct trace_opts *o, const struct optdef *d, const char *arg)
 {
-	static const char *const names[] = { "bcc", "bpftrace", "json", "openmetrics", NULL };
-	static const enum out_format fmts[] = { FMT_BCC, FMT_BPFTRACE, FMT_JSON, FMT_OPENMETRICS };
+	static const char *const names[] = { "bcc", "bpftrace", "json", "openmetrics", "svg",
+					     NULL };
+	static const enum out_format fmts[] = { FMT_BCC, FMT_BPFTRACE, FMT_JSON, FMT_OPENMETRICS,
+						FMT_SVG };
 	int i, ret = pick(o, d, arg, names, &i);
 
 	if (ret < 0)
@@ -529,6 +531,12 @@ static int opts_check(struct trace_opts *o)
 		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or stacks";
 	else if (o->folded && o->fmt == FMT_JSON)
 		bad = "-f and --format=json exclude each other";
+	else if (o->fmt == FMT_SVG && o->triage)
+		bad = "triage has no svg layout: use bcc, json or openmetrics";
+	else if (o->fmt == FMT_SVG && (o->folded || o->xval))
+		bad = "--format=svg draws the picture itself: no -f or --xval";
+	else if (o->fmt == FMT_SVG && (o->kstack || o->ustack) && o->interval_mode)
+		bad = "a flame graph is one window: no -i (with -i, histograms make a heat map)";
 	else if (o->msecs && o->fmt == FMT_OPENMETRICS)
 		bad = "-m: OpenMetrics values are seconds, in fixed buckets from 1 us: -m does not "
 		      "apply";

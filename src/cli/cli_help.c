@@ -44,7 +44,9 @@ static const char common_help[] =
 "  -o, --output FILE      write the results to FILE, atomically (with -i,\n"
 "                         each interval replaces the last); keeps them apart\n"
 "                         from a COMMAND's own output\n"
-"      --format FMT       bcc (default), bpftrace, json or openmetrics\n"
+"      --format FMT       bcc (default), bpftrace, json, openmetrics, or svg (a\n"
+"                         picture: a bucket chart; with -i a heat map; with\n"
+"                         -K/-U an off-CPU flame graph)\n"
 "      --backend NAME     auto (default), hist, ring, perf or proc (no\n"
 "                         privileges: sampled from /proc)\n"
 "      --rate HZ          proc backend: samples per second (default 20)\n"
@@ -101,6 +103,7 @@ static const char runq_examples[] =
 "  offcpu-ftrace runq --compat=bpftrace --xval 10   # and check it live\n"
 "  offcpu-ftrace runq -L -- make -j8  # every thread of a build\n"
 "  offcpu-ftrace runq --by comm --top 5 -- make -j8   # which tools wait\n"
+"  offcpu-ftrace runq -P --top 5 -i 1 60 --format=svg -o runq.svg   # heat map\n"
 "  offcpu-ftrace runq --format=openmetrics 60 > runq.prom.new && mv runq.prom.new runq.prom\n";
 
 static const char offcpu_examples[] =
@@ -108,7 +111,8 @@ static const char offcpu_examples[] =
 "Examples:\n"
 "  offcpu-ftrace offcpu 10            # off-CPU time histogram, 10 seconds\n"
 "  offcpu-ftrace offcpu -K 10         # where threads block: time by stack\n"
-"  offcpu-ftrace offcpu -K -f -p 1234 10 > out.folded   # flame graph input\n"
+"  offcpu-ftrace offcpu -K --format=svg -o offcpu.svg 10   # flame graph\n"
+"  offcpu-ftrace offcpu -K -f -p 1234 10 > out.folded   # flamegraph.pl input\n"
 "  offcpu-ftrace offcpu -KU --state D --top 20 10\n"
 "  offcpu-ftrace offcpu --state D 10  # uninterruptible waits only (I/O)\n"
 "  offcpu-ftrace offcpu -P --min 1000 10   # per process, >= 1 ms only\n"

@@ -27,6 +27,7 @@ static const char report_help[] =
 "  offcpu-ftrace report ci.dat                  # run-queue latency\n"
 "  offcpu-ftrace report ci.dat runq -P --format=json\n"
 "  offcpu-ftrace report build.dat offcpu -K --top 5\n"
+"  offcpu-ftrace report build.dat offcpu -K --format=svg > build.svg\n"
 "  offcpu-ftrace report trace.dat triage        # a trace-cmd recording\n"
 "\n"
 "Exit status: 0 done, 1 the file cannot be read (the message names the\n"

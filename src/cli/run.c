@@ -11,6 +11,7 @@
 #include "procfs.h"
 #include "escape.h"
 #include "run.h"
+#include "svg.h"
 #include "sig.h"
 #include "timeutil.h"
 
@@ -749,6 +750,7 @@ int run_trace(const struct trace_opts *o)
 out_free:
 	status = child_finish(r, status);
 	xval_free(r->xval);
+	heat_free(r->heat);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(r->tids);

@@ -50,6 +50,7 @@ struct run {
 	char why[1024];			/* why auto chose the backend, "" else */
 	struct out out;			/* -o FILE, or stdout */
 	struct progress progress;	/* the elapsed/left line on a terminal */
+	struct heat *heat;		/* --format=svg -i: the heat map's intervals */
 	int32_t *tids;			/* -p: owned copy of start_tids */
 	const int32_t *start_tids;	/* -p: the process's threads at the start */
 	unsigned nstart_tids;

@@ -9,6 +9,7 @@
 #include "compare.h"
 #include "escape.h"
 #include "procfs.h"
+#include "svg.h"
 #include "run.h"
 #include "sig.h"
 #include "triage.h"
@@ -362,6 +363,12 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	rep.groups = &m->groups;
 	/* --top ranks the stacks when there are any, else the histograms */
 	rep.top = o->kstack || o->ustack ? 0 : o->top;
+	rep.replaces = o->output_path != NULL;
+	if (o->fmt == FMT_SVG && o->interval_mode && !o->kstack && !o->ustack) {
+		if (!r->heat)
+			r->heat = heat_new();
+		rep.heat = r->heat;
+	}
 	rep.lost = lost;
 	rep.recovered = recovered;
 	if (r->ops->sampling && !r->ops->sampling(r->b, &smp)) {

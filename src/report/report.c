@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "openmetrics.h"
+#include "svg.h"
 #include "report.h"
 #include "report_local.h"
 
@@ -410,9 +411,27 @@ bool report_partial(const struct report *r)
 	return r->lost || c->dropped || c->missed_switch || c->unmeasured;
 }
 
+/* svg: stacks as a flame graph; -i's intervals as a heat map, drawn at the
+ * end (or at each interval, replacing the file); else a bucket chart */
+static void print_svg(FILE *f, struct report *r)
+{
+	if (r->stacks) {
+		svg_flame(f, r);
+	} else if (r->heat) {
+		if (heat_add(r->heat, r))
+			fputs("offcpu-ftrace: out of memory keeping the heat map\n", stderr);
+		if (r->final || r->replaces)
+			svg_heatmap(f, r->heat, r);
+	} else {
+		svg_charts(f, r);
+	}
+}
+
 void report_print(FILE *f, enum out_format fmt, struct report *r)
 {
-	if (fmt == FMT_JSON)
+	if (fmt == FMT_SVG)
+		print_svg(f, r);
+	else if (fmt == FMT_JSON)
 		print_json(f, r);
 	else if (fmt == FMT_OPENMETRICS)
 		print_openmetrics(f, r);

@@ -21,7 +21,10 @@ enum out_format {
 	FMT_BPFTRACE,
 	FMT_JSON,
 	FMT_OPENMETRICS,	/* Prometheus/OpenMetrics text exposition */
+	FMT_SVG,		/* a picture: flame graph, bucket chart, heat map */
 };
+
+struct heat;
 
 struct report {
 	const char *command;		/* "runq", "offcpu" */
@@ -41,6 +44,8 @@ struct report {
 	const struct an_incomplete *inc;
 	struct groups *groups;		/* sorted in place for printing */
 	uint32_t top;			/* print only the N largest groups, 0 all */
+	struct heat *heat;		/* svg with -i: every interval kept here */
+	bool replaces;			/* each output replaces the last (-o FILE) */
 	const struct stack_report *stacks; /* offcpu -K/-U: print these */
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	/* a sampling backend's account (proc), NULL when events were traced */
@@ -68,9 +73,5 @@ void report_print(FILE *f, enum out_format fmt, struct report *r);
  * kernel map, or switches/wakeups of the selected threads the trace lacks.
  */
 bool report_partial(const struct report *r);
-/*
- * One histogram as OpenMetrics: cumulative _bucket{le} in seconds, _sum,
- * _count, with @labels ("" or 'pid="1",comm="x"'). No TYPE lines.
- */
 
 #endif

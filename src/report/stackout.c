@@ -108,23 +108,66 @@ static void folded_line(FILE *f, const struct stack_report *r, const struct stac
 	}
 }
 
-struct fold {
-	char *line;
-	uint64_t ns;
-};
-
 static int fold_by_line(const void *a, const void *b)
 {
-	return strcmp(((const struct fold *)a)->line, ((const struct fold *)b)->line);
+	return strcmp(((const struct fold_line *)a)->line, ((const struct fold_line *)b)->line);
 }
 
 static int fold_by_total(const void *a, const void *b)
 {
-	const struct fold *x = a, *y = b;
+	const struct fold_line *x = a, *y = b;
 
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
 	return strcmp(x->line, y->line);
+}
+
+void stacks_fold_free(struct fold_line *v, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; v && k < n; k++)
+		free(v[k].line);
+	free(v);
+}
+
+int stacks_fold(const struct stack_report *r, struct fold_line **out, uint32_t *nout)
+{
+	struct fold_line *v = calloc(r->agg->n ? r->agg->n : 1, sizeof(*v));
+	uint32_t n = 0, k, top;
+
+	*out = NULL;
+	*nout = 0;
+	if (!v)
+		return -ENOMEM;
+	for (k = 0; k < r->agg->n; k++) {
+		size_t len;
+		FILE *m = open_memstream(&v[n].line, &len);
+
+		if (!m) {
+			stacks_fold_free(v, n);
+			return -ENOMEM;
+		}
+		folded_line(m, r, &r->agg->v[k]);
+		if (fclose(m) || !v[n].line) {
+			stacks_fold_free(v, n);
+			return -ENOMEM;
+		}
+		v[n++].ns = r->agg->v[k].total_ns;
+	}
+	qsort(v, n, sizeof(*v), fold_by_line);
+	for (k = 1, top = n ? 1 : 0; k < n; k++) {
+		if (!strcmp(v[k].line, v[top - 1].line)) {
+			v[top - 1].ns += v[k].ns;
+			free(v[k].line);
+		} else {
+			v[top++] = v[k];
+		}
+	}
+	qsort(v, top, sizeof(*v), fold_by_total);
+	*out = v;
+	*nout = top;
+	return 0;
 }
 
 /*
@@ -134,47 +177,17 @@ static int fold_by_total(const void *a, const void *b)
  */
 static int print_folded(FILE *f, const struct stack_report *r)
 {
-	struct fold *v = calloc(r->agg->n ? r->agg->n : 1, sizeof(*v));
-	uint32_t n = 0, k, top;
-	int ret = 0;
+	struct fold_line *v;
+	uint32_t n, k, top;
+	int ret = stacks_fold(r, &v, &n);
 
-	if (!v)
-		return -ENOMEM;
-	for (k = 0; k < r->agg->n; k++) {
-		size_t len;
-		FILE *m = open_memstream(&v[n].line, &len);
-
-		if (!m) {
-			ret = -ENOMEM;
-			break;
-		}
-		folded_line(m, r, &r->agg->v[k]);
-		if (fclose(m) || !v[n].line) {
-			ret = -ENOMEM;
-			break;
-		}
-		v[n++].ns = r->agg->v[k].total_ns;
-	}
-	qsort(v, n, sizeof(*v), fold_by_line);
-	for (k = 1, top = n ? 1 : 0; ret == 0 && k < n; k++) {
-		if (!strcmp(v[k].line, v[top - 1].line)) {
-			v[top - 1].ns += v[k].ns;
-			free(v[k].line);
-		} else {
-			v[top++] = v[k];
-		}
-	}
-	if (ret == 0) {
-		n = top;
-		qsort(v, n, sizeof(*v), fold_by_total);
-		top = r->top && r->top < n ? r->top : n;
-		for (k = 0; k < top; k++)
-			fprintf(f, "%s %" PRIu64 "\n", v[k].line, v[k].ns / r->unit_ns);
-	}
-	for (k = 0; k < n; k++)
-		free(v[k].line);
-	free(v);
-	return ret;
+	if (ret)
+		return ret;
+	top = r->top && r->top < n ? r->top : n;
+	for (k = 0; k < top; k++)
+		fprintf(f, "%s %" PRIu64 "\n", v[k].line, v[k].ns / r->unit_ns);
+	stacks_fold_free(v, n);
+	return 0;
 }
 
 void stacks_print_text(FILE *f, const struct stack_report *r)

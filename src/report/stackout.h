@@ -28,6 +28,20 @@ struct stack_report {
 	const struct symbolizer *sym;
 };
 
+/* One folded stack ("comm;outer;...;inner") and its off-CPU time. */
+struct fold_line {
+	char *line;
+	uint64_t ns;
+};
+
+/*
+ * The stacks of @r as folded lines, identical ones merged (threads of one
+ * name with the same stack), largest first; free with stacks_fold_free().
+ * 0 or -ENOMEM.
+ */
+int stacks_fold(const struct stack_report *r, struct fold_line **v, uint32_t *n);
+void stacks_fold_free(struct fold_line *v, uint32_t n);
+
 /* Text: offcputime's multi-line layout, or folded lines with r->folded. */
 void stacks_print_text(FILE *f, const struct stack_report *r);
 /* The JSON array value of "stacks". */
