@@ -196,7 +196,8 @@ one_stream() {
 }
 
 group_of() {	# FILE TID: that thread's group, buckets included, without its name
-	sed 's/},{"tid"/}@{"tid"/g' "$1" | tr '@' '\n' | grep "^{\"tid\":$2," |
+	sed -e 's/},{"tid"/}@{"tid"/g' -e 's/"groups":\[{"tid"/"groups":[@{"tid"/' "$1" |
+		tr '@' '\n' | grep "^{\"tid\":$2," |
 		sed -e 's/"comm":"[^"]*",//' -e 's/\]}.*/]}/'
 }
 
