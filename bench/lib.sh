@@ -349,6 +349,10 @@ run_workload() {
 	case $1 in
 	pipe)
 		perf bench sched pipe -l "$PIPE_LOOPS" ;;
+	pinned)
+		# both ends on one CPU: every switch is a sleep and a wakeup, the
+		# highest switch rate one CPU gives; the other CPU idles
+		taskset -c "$PIN_CPU" perf bench sched pipe -l "$PINNED_LOOPS" ;;
 	pipe2)
 		perf bench sched pipe -l "${PIPE2_LOOPS:-$PIPE_LOOPS}" &
 		q=$!
@@ -366,6 +370,7 @@ run_workload() {
 workload_desc() {
 	case $1 in
 	pipe) echo "perf bench sched pipe -l $PIPE_LOOPS" ;;
+	pinned) echo "taskset -c $PIN_CPU perf bench sched pipe -l $PINNED_LOOPS (one CPU)" ;;
 	pipe2) echo "2 x perf bench sched pipe -l ${PIPE2_LOOPS:-$PIPE_LOOPS}, at once" ;;
 	hackbench) echo "hackbench -g $HB_GROUPS -l $HB_LOOPS" ;;
 	esac

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Peak RSS of "offcpu-ftrace runq" for a short and a long window under the
-# same load: the tool's memory must not grow with the window.
+# Peak RSS of "offcpu-ftrace runq" and "offcpu -K" for a short and a long
+# window under the same load, on every backend this host has: the tool's
+# memory must not grow with the window or the backlog.
 #
 #   bench/memory.sh [--quick]        (root; run.sh runs it)
 #
 # Load: two loops of "perf bench sched pipe" (the highest sched event rate
 # on a 2-CPU host), running through every window. Windows: 10 s and 60 s
-# (--quick: 2 s and 6 s), each with the ring and the perf backend. Peak RSS
+# (--quick: 2 s and 6 s), each command with each backend (BACKENDS, default
+# ring, perf, proc, and hist where the kernel has hist triggers). Peak RSS
 # is GNU time's maximum resident set size of the tool; VmHWM is also
 # sampled every second from /proc/PID/status to show its course.
 #
@@ -24,10 +26,14 @@ if [ "$QUICK" = 1 ]; then
 else
 	WINDOWS=${WINDOWS:-10 60}
 fi
-BACKENDS=${BACKENDS:-ring perf}
+CMDS=${CMDS:-runq offcpu-K}
 PIPE_LOOPS=20000
 
 bench_setup
+if [ -z "${BACKENDS:-}" ]; then
+	BACKENDS="ring perf proc"
+	"$TOOL" info 2> /dev/null | grep -q '^hist triggers: *yes' && BACKENDS="hist $BACKENDS"
+fi
 OUT=${BENCH_RESULTS:-$WORK}/memory.tsv
 : > "$OUT"
 
@@ -56,15 +62,21 @@ load_stop() {
 	LOAD_PIDS=()
 }
 
-note "load: 2 loops of perf bench sched pipe -l $PIPE_LOOPS; windows: $WINDOWS s; backends: $BACKENDS"
+note "load: 2 loops of perf bench sched pipe -l $PIPE_LOOPS; windows: $WINDOWS s; backends: $BACKENDS; commands: $CMDS"
 load_start
 sleep 1
+for c in $CMDS; do
 for b in $BACKENDS; do
 	for w in $WINDOWS; do
-		name=mem.$b.$w
+		name=mem.$c.$b.$w
+		case $c in
+		offcpu-K) cmd=(offcpu -K) ;;
+		*) cmd=("$c") ;;
+		esac
 		lock_tracefs
 		start_tracer "$name" stderr "Hit Ctrl-C" \
-			"$TOOL" runq --backend="$b" --format=json "$w" || die "offcpu-ftrace runq --backend=$b did not start"
+			"$TOOL" "${cmd[@]}" --backend="$b" --format=json "$w" ||
+			die "offcpu-ftrace ${cmd[*]} --backend=$b did not start"
 		TOOL_PIDS+=("$TR_PID")
 		series=()
 		while _alive "$TR_PID"; do
@@ -74,17 +86,18 @@ for b in $BACKENDS; do
 		done
 		wait_tracer 60
 		unlock_tracefs
-		[ "$TR_RC" = 0 ] || die "offcpu-ftrace runq --backend=$b $w exited $TR_RC: $(tail -n 2 "$WORK/$name.log")"
+		[ "$TR_RC" = 0 ] || die "offcpu-ftrace ${cmd[*]} --backend=$b $w exited $TR_RC: $(tail -n 2 "$WORK/$name.log")"
 		[ -z "$(tool_leftovers)" ] || die "offcpu-ftrace left its instance behind"
 		ev=$(json_events "$WORK/$name.out")
-		lost=$(jq .events.lost "$WORK/$name.out")
+		lost=$(jq '.events.lost // 0' "$WORK/$name.out")
 		win=$(jq .window.duration_s "$WORK/$name.out")
 		# VmHWM one second in, and last seen before exit
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$b" "$w" "$TR_RSS_KB" "$ev" "$lost" "$win" \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$c" "$b" "$w" "$TR_RSS_KB" "$ev" "$lost" "$win" \
 			"${series[1]:-${series[0]:--}}" "${series[-1]:--}" >> "$OUT"
-		note "runq --backend=$b $w s: peak RSS $TR_RSS_KB KiB, $ev events, $lost lost; VmHWM every s: ${series[*]}"
+		note "${cmd[*]} --backend=$b $w s: peak RSS $TR_RSS_KB KiB, $ev events, $lost lost; VmHWM every s: ${series[*]}"
 	done
 done
+done
 load_stop
-echo "# backend window_s peak_rss_kb events lost window_s vmhwm_at_1s_kb vmhwm_last_kb"
+echo "# command backend window_s peak_rss_kb events lost window_s vmhwm_at_1s_kb vmhwm_last_kb"
 cat "$OUT"

@@ -13,6 +13,8 @@
 #   baseline           no tracing
 #   ring runq ...      offcpu-ftrace runq/offcpu/offcpu -K, --backend=ring
 #   perf runq ...      the same with --backend=perf
+#   perf runq nosw     perf runq without perf's context-switch records
+#                      (OFFCPU_FTRACE_NO_SWITCH_RECORDS): what they cost
 #   bpftrace runqlat   bench/runqlat.bt          (when bpftrace is installed)
 #   bpftrace offcpu -K bench/offcpu_kstack.bt    (when bpftrace is installed)
 #   perf sched record  perf's own sched recorder, to a file in /tmp
@@ -38,13 +40,17 @@ QUICK=0
 if [ "$QUICK" = 1 ]; then
 	ROUNDS=${ROUNDS:-2}
 	PIPE_LOOPS=${PIPE_LOOPS:-10000} PIPE2_LOOPS=${PIPE2_LOOPS:-6000}
+	PINNED_LOOPS=${PINNED_LOOPS:-30000}
 	HB_GROUPS=${HB_GROUPS:-4} HB_LOOPS=${HB_LOOPS:-100}
 else
 	ROUNDS=${ROUNDS:-5}
 	PIPE_LOOPS=${PIPE_LOOPS:-50000} PIPE2_LOOPS=${PIPE2_LOOPS:-30000}
+	PINNED_LOOPS=${PINNED_LOOPS:-150000}
 	HB_GROUPS=${HB_GROUPS:-4} HB_LOOPS=${HB_LOOPS:-300}
 fi
-WORKLOADS=${WORKLOADS:-pipe hackbench pipe2}
+WORKLOADS=${WORKLOADS:-pinned pipe hackbench pipe2}
+# the pinned pair's CPU: the last one (CPU 0 takes most interrupts)
+PIN_CPU=${PIN_CPU:-$(($(nproc) - 1))}
 
 bench_setup
 OUT=${BENCH_RESULTS:-$WORK}/overhead.tsv
@@ -53,13 +59,21 @@ OUT=${BENCH_RESULTS:-$WORK}/overhead.tsv
 command -v hackbench > /dev/null ||
 	{ note "hackbench not installed (apt-get install -y rt-tests): skipped"; WORKLOADS=${WORKLOADS//hackbench/}; }
 
-MODES=(baseline ring-runq perf-runq ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K)
+MODES=(baseline ring-runq perf-runq perf-runq-nosw ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K)
 if command -v bpftrace > /dev/null; then
 	MODES+=(bpftrace-runqlat bpftrace-offcpu-K)
 else
 	note "bpftrace not installed: its runs are skipped"
 fi
 MODES+=(perf-sched-record floor)
+# ONLY_MODES="baseline ring-offcpu-K ...": a subset, to compare a few quickly
+if [ -n "${ONLY_MODES:-}" ]; then
+	keep=()
+	for m in "${MODES[@]}"; do
+		case " $ONLY_MODES " in *" $m "*) keep+=("$m") ;; esac
+	done
+	MODES=("${keep[@]}")
+fi
 
 # bpftrace wants locked memory on older kernels; newer ones account it
 # in the memory cgroup, where a refused raise is harmless
@@ -124,15 +138,18 @@ run_mode() {
 	case $mode in
 	baseline)
 		timed_workload "$w" ;;
-	ring-* | perf-runq | perf-offcpu | perf-offcpu-K)
+	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K)
+		local -a env=()
 		case $mode in
 		*-runq) cmd=(runq) ;;
+		*-runq-nosw)	# what perf's context-switch records cost
+			cmd=(runq); env=(OFFCPU_FTRACE_NO_SWITCH_RECORDS=1) ;;
 		*-offcpu) cmd=(offcpu) ;;
 		*-offcpu-K) cmd=(offcpu -K) ;;
 		esac
 		lock_tracefs
 		if start_tracer "$name" stderr "Hit Ctrl-C" \
-			"$TOOL" "${cmd[@]}" --backend="${mode%%-*}" --format=json; then
+			env "${env[@]}" "$TOOL" "${cmd[@]}" --backend="${mode%%-*}" --format=json; then
 			TOOL_PIDS+=("$TR_PID")
 			traced_workload "$w"
 			stop_tracer

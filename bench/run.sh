@@ -89,7 +89,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-MODE_ORDER="baseline ring-runq perf-runq bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K bpftrace-offcpu-K perf-sched-record floor"
+MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K bpftrace-offcpu-K perf-sched-record floor"
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 
 overhead_table() {
@@ -175,6 +175,33 @@ target_le() {
 	}'
 }
 
+# ring runq within a few points (5) of the floor's CPU ratio
+target_floor() {
+	local a f
+	a=$(overhead_stat "$1" "$2")
+	f=$(overhead_stat "$1" floor)
+	[ -n "$a" ] && [ -n "$f" ] || return 0
+	awk -v w="$1" -v m="$2" -v a="$a" -v f="$f" 'BEGIN {
+		split(a, x, " "); split(f, y, " ")
+		if (!(x[4] > 0 && y[4] > 0)) exit
+		printf "| %s CPU within 5 points of the floor, %s | CPU ratio %.3f vs floor %.3f (wall %.3f vs %.3f) | %s |\n",
+		    m, w, x[4], y[4], x[1], y[1], (x[4] - y[4] <= 0.05 ? "met" : "missed")
+	}'
+}
+
+# what perf's context-switch records cost: perf-runq against perf-runq-nosw
+switch_cost() {
+	local a b
+	a=$(overhead_stat "$1" perf-runq)
+	b=$(overhead_stat "$1" perf-runq-nosw)
+	[ -n "$a" ] && [ -n "$b" ] || return 0
+	awk -v w="$1" -v a="$a" -v b="$b" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "| cost of perf context-switch records, %s (reported) | wall ratio %.3f with vs %.3f without (%+.1f points); CPU ratio %.3f vs %.3f | - |\n",
+		    w, x[1], y[1], 100 * (x[1] - y[1]), x[4], y[4]
+	}'
+}
+
 dval() { awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' "$OUTDIR/decode.txt" 2> /dev/null; }
 
 report() {
@@ -212,12 +239,12 @@ report() {
 	fi
 	if want memory && [ -s "$OUTDIR/memory.tsv" ]; then
 		echo
-		echo "## Memory (offcpu-ftrace runq under 2 x perf bench sched pipe)"
+		echo "## Memory (offcpu-ftrace runq and offcpu -K under 2 x perf bench sched pipe)"
 		echo
-		echo "| backend | window s | peak RSS MiB | events | lost | VmHWM 1 s in, MiB | VmHWM last sample, MiB |"
-		echo "|---|---:|---:|---:|---:|---:|---:|"
-		while IFS=$'\t' read -r b w rss ev lost _ h1 hl; do
-			echo "| $b | $w | $(mib "$rss") | $ev | $lost | $(mib "$h1") | $(mib "$hl") |"
+		echo "| command | backend | window s | peak RSS MiB | events | lost | VmHWM 1 s in, MiB | VmHWM last sample, MiB |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|"
+		while IFS=$'\t' read -r c b w rss ev lost _ h1 hl; do
+			echo "| ${c/-K/ -K} | $b | $w | $(mib "$rss") | $ev | $lost | $(mib "$h1") | $(mib "$hl") |"
 		done < "$OUTDIR/memory.tsv"
 	fi
 	if want startup && [ -s "$OUTDIR/startup.tsv" ]; then
@@ -268,6 +295,8 @@ report() {
 			target_le "$w" perf-runq bpftrace-runqlat
 			target_le "$w" ring-offcpu-K bpftrace-offcpu-K
 			target_le "$w" perf-offcpu-K bpftrace-offcpu-K
+			target_floor "$w" ring-runq
+			switch_cost "$w"
 		done
 		awk -F '\t' '
 		$2 ~ /^(ring|perf)-(runq|offcpu)/ && $6 != "-" { lost[$1] += $6; runs[$1]++ }
@@ -276,8 +305,8 @@ report() {
 	fi
 	if want decode && [ -s "$OUTDIR/decode.txt" ]; then
 		awk -v r="$(dval runq_events_per_s)" -v o="$(dval offcpu_events_per_s)" -v p="$(dval timehist_events_per_s)" 'BEGIN {
-			printf "| decode + analysis >= 20 M events/s per core | runq %.1f M/s, offcpu %.1f M/s | %s |\n",
-			    r / 1e6, o / 1e6, ((r >= 20e6 && o >= 20e6) ? "met" : "missed")
+			printf "| decode + analysis >= 30 M events/s per core | runq %.1f M/s, offcpu %.1f M/s | %s |\n",
+			    r / 1e6, o / 1e6, ((r >= 30e6 && o >= 30e6) ? "met" : "missed")
 			if (p > 0) printf "| about 10x perf sched timehist | runq %.1fx, offcpu %.1fx (timehist %.2f M/s) | %s |\n",
 			    r / p, o / p, p / 1e6, ((r / p >= 10 && o / p >= 10) ? "met" : "missed")
 		}'
@@ -285,25 +314,29 @@ report() {
 	if want memory && [ -s "$OUTDIR/memory.tsv" ]; then
 		awk -F '\t' '
 		{
-			if ($3 > max) max = $3
-			if (!($1 in lw) || $2 + 0 < lw[$1]) { lw[$1] = $2 + 0; lo[$1] = $3 }
-			if (!($1 in hw) || $2 + 0 > hw[$1]) { hw[$1] = $2 + 0; hi[$1] = $3 }
+			k = $1 " --backend=" $2; sub(/-K /, " -K ", k)
+			if (!(k in max)) order[++n] = k
+			if ($4 > max[k]) max[k] = $4
+			if (!(k in lw) || $3 + 0 < lw[k]) { lw[k] = $3 + 0; lo[k] = $4 }
+			if (!(k in hw) || $3 + 0 > hw[k]) { hw[k] = $3 + 0; hi[k] = $4 }
 		}
 		END {
-			printf "| peak RSS < 32 MiB (runq) | max %.1f MiB | %s |\n", max / 1024, (max < 32768 ? "met" : "missed")
-			for (b in hw) {
+			for (i = 1; i <= n; i++) {
+				k = order[i]
+				printf "| peak RSS <= 16 MiB, %s | max %.1f MiB | %s |\n", k, max[k] / 1024,
+				    (max[k] <= 16384 ? "met" : "missed")
 				# flat: within 1 MiB or 5%, whichever is larger
-				d = hi[b] - lo[b]; lim = lo[b] * 0.05; if (lim < 1024) lim = 1024
+				d = hi[k] - lo[k]; lim = lo[k] * 0.05; if (lim < 1024) lim = 1024
 				v = (d <= lim && -d <= lim) ? "met" : \
-				    (d < 0 ? "missed: not flat, but lower at " hw[b] " s (varies, does not grow)" : "missed: grows")
-				printf "| RSS flat %s s -> %s s (%s) | %.1f -> %.1f MiB | %s |\n", lw[b], hw[b], b,
-				    lo[b] / 1024, hi[b] / 1024, v
+				    (d < 0 ? "missed: not flat, but lower at " hw[k] " s (varies, does not grow)" : "missed: grows")
+				printf "| RSS flat %s s -> %s s, %s | %.1f -> %.1f MiB | %s |\n", lw[k], hw[k], k,
+				    lo[k] / 1024, hi[k] / 1024, v
 			}
 		}' "$OUTDIR/memory.tsv"
 	fi
 	if want overhead && [ -s "$OUTDIR/overhead.tsv" ]; then
 		awk -F '\t' '$2 ~ /^(ring|perf)-(runq|offcpu)/ && $8 != "-" && $8 > m { m = $8 }
-		END { if (m) printf "| peak RSS < 32 MiB (all overhead runs) | max %.1f MiB | %s |\n", m / 1024, (m < 32768 ? "met" : "missed") }' \
+		END { if (m) printf "| peak RSS <= 16 MiB (all overhead runs) | max %.1f MiB | %s |\n", m / 1024, (m <= 16384 ? "met" : "missed") }' \
 			"$OUTDIR/overhead.tsv"
 	fi
 }

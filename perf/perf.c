@@ -469,6 +469,8 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->mono = true;
 	b->kstack = req->kstack;
 	b->ustack = req->ustack;
+	/* for the benchmark only: what the switch records cost */
+	b->no_switch_records = getenv("OFFCPU_FTRACE_NO_SWITCH_RECORDS") != NULL;
 	b->filter_tid = req->npids == 1 && !req->follow_fork ? req->pids[0] : -1;
 	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)

@@ -37,6 +37,14 @@
  * timestamp is older than this behind the newest one is assumed committed.
  */
 #define ORDER_SLACK_NS (1000 * 1000ULL)
+/*
+ * Pages a CPU's queue holds at most: reading stops there, the merge
+ * consumes up to the horizon and reading goes on (ring_read's rounds), so
+ * a backlog stays in the kernel's buffer instead of being copied out all
+ * at once. 1 MiB of 4 KiB pages spans far more than ORDER_SLACK_NS even
+ * at the highest rates (about 20 MB/s a CPU with stacks).
+ */
+#define QUEUE_PAGES_MAX 256
 /* buffer fill that wakes the reader before its timer (buffer_percent) */
 #define WATERMARK_PERCENT "50"
 
@@ -276,8 +284,10 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 	if (tfs_inst_read(b->inst, "buffer_subbuf_size_kb", val, sizeof(val)) == 0 &&
 	    atoi(val) > 0)
 		b->page_size = (size_t)atoi(val) * 1024;
-	/* hold at most one kernel buffer's worth of pages per CPU */
+	/* hold at most one kernel buffer's worth of pages per CPU, and 1 MiB */
 	per_cpu_pages = (unsigned)((uint64_t)buffer_kb * 1024 / b->page_size);
+	if (per_cpu_pages > QUEUE_PAGES_MAX * 4096 / b->page_size)
+		per_cpu_pages = (unsigned)(QUEUE_PAGES_MAX * 4096 / b->page_size);
 	if (per_cpu_pages < 16)
 		per_cpu_pages = 16;
 	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
