@@ -66,6 +66,8 @@ else
 	note "bpftrace not installed: its runs are skipped"
 fi
 MODES+=(perf-sched-record floor)
+# EXTRA_MODES="ring-runq-b1024 ...": more modes, e.g. with another buffer size
+[ -n "${EXTRA_MODES:-}" ] && read -r -a more <<< "$EXTRA_MODES" && MODES+=("${more[@]}")
 # ONLY_MODES="baseline ring-offcpu-K ...": a subset, to compare a few quickly
 if [ -n "${ONLY_MODES:-}" ]; then
 	keep=()
@@ -138,9 +140,14 @@ run_mode() {
 	case $mode in
 	baseline)
 		timed_workload "$w" ;;
-	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K)
-		local -a env=()
-		case $mode in
+	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K | perf-*-b[0-9]*)
+		local -a env=() extra=()
+		local m=$mode
+		# MODE-bKIB: the same with --buffer-size KIB (per-CPU buffer)
+		case $m in
+		*-b[0-9]*) extra=(--buffer-size "${m##*-b}"); m=${m%-b*} ;;
+		esac
+		case $m in
 		*-runq) cmd=(runq) ;;
 		*-runq-nosw)	# what perf's context-switch records cost
 			cmd=(runq); env=(OFFCPU_FTRACE_NO_SWITCH_RECORDS=1) ;;
@@ -149,7 +156,7 @@ run_mode() {
 		esac
 		lock_tracefs
 		if start_tracer "$name" stderr "Hit Ctrl-C" \
-			env "${env[@]}" "$TOOL" "${cmd[@]}" --backend="${mode%%-*}" --format=json; then
+			env "${env[@]}" "$TOOL" "${cmd[@]}" "${extra[@]}" --backend="${mode%%-*}" --format=json; then
 			TOOL_PIDS+=("$TR_PID")
 			traced_workload "$w"
 			stop_tracer

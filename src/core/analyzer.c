@@ -344,19 +344,20 @@ static void unmeasured(struct analyzer *an, int32_t tid, int32_t tgid, int32_t c
 #define START_KEEP 1
 #define START_PREEMPT 2
 
-static void set_start(struct analyzer *an, int32_t tid, const char *comm,
-		      unsigned flag, uint64_t ts, int64_t state)
+/* Returns the task's entry, NULL when the table is full (counted). */
+static struct task *set_start(struct analyzer *an, int32_t tid, const char *comm,
+			      unsigned flag, uint64_t ts, int64_t state)
 {
 	struct task *t = tasktab_get(&an->tasks, tid);
 
 	if (!t) {
 		an->counts.state_overflow++;
-		return;
+		return NULL;
 	}
 	if (comm)
 		comm_copy(t->comm, comm);
 	if (flag == TASK_RUNQ && (t->flags & TASK_RUNQ) && state == START_KEEP)
-		return;		/* perf sched: the first wakeup wins */
+		return t;	/* perf sched: the first wakeup wins */
 	/* how the run-queue wait began: a preemption, or a wakeup */
 	if (flag == TASK_RUNQ)
 		t->flags = (t->flags & ~(TASK_PREEMPTED | TASK_BLOCKED)) |
@@ -369,15 +370,22 @@ static void set_start(struct analyzer *an, int32_t tid, const char *comm,
 		t->off_state = state;
 		t->wake_ts = 0;
 	}
+	return t;
 }
 
-static void clear_start(struct analyzer *an, struct task *t, unsigned flag)
+/*
+ * True when that was the task's last start and its entry is gone: @t then
+ * points at whatever the deletion moved into its slot, and must not be used.
+ */
+static bool clear_start(struct analyzer *an, struct task *t, unsigned flag)
 {
 	t->flags &= ~flag;
 	if (flag & TASK_RUNQ)
 		t->flags &= ~TASK_PREEMPTED;
-	if (!t->flags)
-		tasktab_del(&an->tasks, t);
+	if (t->flags)
+		return false;
+	tasktab_del(&an->tasks, t);
+	return true;
 }
 
 
@@ -474,12 +482,14 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 					}
 				}
 			}
-			clear_start(an, t, TASK_RUNQ);
+			if (clear_start(an, t, TASK_RUNQ))
+				t = NULL;
 		} else if (t && (t->flags & TASK_BLOCKED)) {
 			/* it blocked in the window: its wakeup is not in the trace */
 			if (wanted)
 				unmeasured(an, tid, tgid, ev->cpu, comm);
-			clear_start(an, t, TASK_BLOCKED);
+			if (clear_start(an, t, TASK_BLOCKED))
+				t = NULL;
 		} else if (t && (t->flags & TASK_NEW)) {
 			/* created in the window: its sched_wakeup_new is not in the trace */
 			if (wanted)
@@ -488,18 +498,20 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 			an->runq.inc.open_at_start++;
 		}
 	}
-	/* the entry may have been deleted above */
+	/*
+	 * t is NULL if its entry was deleted above; else still valid: only
+	 * clear_start() removes entries, only set_start()/note_new() add them
+	 */
 	if (an->cfg.modes & AN_OFFCPU) {
-		t = tasktab_find(&an->tasks, tid);
 		if (t && (t->flags & TASK_OFF)) {
 			if (wanted)
 				close_off(an, t, ev->ts, tgid, ev->cpu, comm, wake_ns);
-			clear_start(an, t, TASK_OFF);
+			if (clear_start(an, t, TASK_OFF))
+				t = NULL;
 		} else if (wanted && !(t && (t->flags & TASK_NEW))) {
 			an->off.inc.open_at_start++;
 		}
 	}
-	t = tasktab_find(&an->tasks, tid);
 	if (t && (t->flags & TASK_NEW))
 		clear_start(an, t, TASK_NEW);
 }
@@ -570,10 +582,10 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 	 * look like an interval that began before the window.
 	 */
 	if ((c->modes & AN_OFFCPU) && !((uint64_t)ev->prev_state & an->dead_bits)) {
-		set_start(an, ev->pid, ev->comm, TASK_OFF, ev->ts, ev->prev_state);
-		if (c->stacks) {
-			struct task *t = tasktab_find(&an->tasks, ev->pid);
+		struct task *t = set_start(an, ev->pid, ev->comm, TASK_OFF, ev->ts,
+					   ev->prev_state);
 
+		if (c->stacks) {
 			/* the stacks recorded right after this event are its */
 			if (t)
 				t->kstack = t->ustack = 0;

@@ -27,6 +27,7 @@ void groups_clear(struct groups *g)
 		free(g->v[i]);
 	g->n = 0;
 	g->overflow = 0;
+	g->last = NULL;
 	posindex_clear(&g->index);
 }
 
@@ -63,16 +64,23 @@ static struct group *lookup(struct groups *g, int64_t id, int create)
 
 struct group *groups_get(struct groups *g, int64_t id)
 {
-	struct group *grp = lookup(g, id, 0);
+	struct group *grp;
 
+	/* runs of one id are common (one histogram, a busy thread) */
+	if (g->last && g->last->id == id)
+		return g->last;
+	grp = lookup(g, id, 0);
 	if (grp)
-		return grp;
+		return g->last = grp;
 	/* one slot is reserved beyond cap for the overflow group */
 	if (g->n >= g->cap) {
 		g->overflow++;
 		return lookup(g, GROUP_OTHER, 1);
 	}
-	return lookup(g, id, 1);
+	grp = lookup(g, id, 1);
+	if (grp)
+		g->last = grp;
+	return grp;
 }
 
 static int cmp_group(const void *a, const void *b)

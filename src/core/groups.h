@@ -33,6 +33,7 @@ struct groups {
 	uint32_t n, cap;
 	struct posindex index;	/* id -> position in v */
 	uint64_t overflow;	/* samples that went to GROUP_OTHER */
+	struct group *last;	/* the last group got (a one-entry cache) */
 };
 
 int groups_init(struct groups *g, uint32_t max_groups);
