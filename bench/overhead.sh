@@ -20,6 +20,7 @@
 #   perf sched record  perf's own sched recorder, to a file in /tmp
 #   floor              the three sched events enabled in a private tracefs
 #                      instance (bench-floor.<pid>) that nothing reads
+#   floor-mono         the same with the mono trace clock offcpu-ftrace uses
 #
 # A tracer is started, the script waits until it traces (its banner line),
 # the workload is timed, then the tracer is stopped with SIGINT. Per run it
@@ -65,7 +66,7 @@ if command -v bpftrace > /dev/null; then
 else
 	note "bpftrace not installed: its runs are skipped"
 fi
-MODES+=(perf-sched-record floor)
+MODES+=(perf-sched-record floor floor-mono)
 # EXTRA_MODES="ring-runq-b1024 ...": more modes, e.g. with another buffer size
 [ -n "${EXTRA_MODES:-}" ] && read -r -a more <<< "$EXTRA_MODES" && MODES+=("${more[@]}")
 # ONLY_MODES="baseline ring-offcpu-K ...": a subset, to compare a few quickly
@@ -199,10 +200,13 @@ run_mode() {
 			rc=1
 		fi
 		rm -f "$WORK/$name.data" ;;
-	floor)
+	floor | floor-mono)
 		local inst=bench-floor.$$ s e st
 		lock_tracefs
 		instance_new "$inst"
+		# floor-mono: the trace clock offcpu-ftrace sets (the floor keeps local)
+		[ "$mode" = floor-mono ] && { echo mono > "$T/instances/$inst/trace_clock" ||
+			echo global > "$T/instances/$inst/trace_clock"; }
 		for e in sched_switch sched_wakeup sched_wakeup_new; do
 			st=$T/instances/$inst/events/sched/$e/enable
 			[ -e "$st" ] && echo 1 > "$st"

@@ -89,7 +89,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K bpftrace-offcpu-K perf-sched-record floor ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
+MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 
 overhead_table() {
