@@ -13,6 +13,8 @@
 #   baseline           no tracing
 #   ring runq ...      offcpu-ftrace runq/offcpu/offcpu -K, --backend=ring
 #   perf runq ...      the same with --backend=perf
+#   ...-offcpu-K-late  offcpu -K --late-stacks --min 1000 (stacks of long
+#                      blocks, read from /proc while they last)
 #   perf runq nosw     perf runq without perf's context-switch records
 #                      (OFFCPU_FTRACE_NO_SWITCH_RECORDS): what they cost
 #   bpftrace runqlat   bench/runqlat.bt          (when bpftrace is installed)
@@ -60,7 +62,8 @@ OUT=${BENCH_RESULTS:-$WORK}/overhead.tsv
 command -v hackbench > /dev/null ||
 	{ note "hackbench not installed (apt-get install -y rt-tests): skipped"; WORKLOADS=${WORKLOADS//hackbench/}; }
 
-MODES=(baseline ring-runq perf-runq perf-runq-nosw ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K)
+MODES=(baseline ring-runq perf-runq perf-runq-nosw ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K
+	ring-offcpu-K-late perf-offcpu-K-late)
 if command -v bpftrace > /dev/null; then
 	MODES+=(bpftrace-runqlat bpftrace-offcpu-K)
 else
@@ -141,7 +144,8 @@ run_mode() {
 	case $mode in
 	baseline)
 		timed_workload "$w" ;;
-	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K | perf-*-b[0-9]*)
+	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K | perf-offcpu-K-late | \
+	perf-*-b[0-9]*)
 		local -a env=() extra=()
 		local m=$mode
 		# MODE-bKIB: the same with --buffer-size KIB (per-CPU buffer)
@@ -154,6 +158,8 @@ run_mode() {
 			cmd=(runq); env=(OFFCPU_FTRACE_NO_SWITCH_RECORDS=1) ;;
 		*-offcpu) cmd=(offcpu) ;;
 		*-offcpu-K) cmd=(offcpu -K) ;;
+		*-offcpu-K-late)	# stacks of blocks >= 1 ms only, read from /proc
+			cmd=(offcpu -K --late-stacks --min 1000) ;;
 		esac
 		lock_tracefs
 		if start_tracer "$name" stderr "Hit Ctrl-C" \

@@ -89,7 +89,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
+MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K ring-offcpu-K-late perf-offcpu-K-late bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 
 overhead_table() {
@@ -295,6 +295,8 @@ report() {
 			target_le "$w" perf-runq bpftrace-runqlat
 			target_le "$w" ring-offcpu-K bpftrace-offcpu-K
 			target_le "$w" perf-offcpu-K bpftrace-offcpu-K
+			target_le "$w" ring-offcpu-K-late bpftrace-offcpu-K
+			target_le "$w" perf-offcpu-K-late bpftrace-offcpu-K
 			target_floor "$w" ring-runq
 			switch_cost "$w"
 		done

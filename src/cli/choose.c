@@ -31,6 +31,8 @@ const char *hist_refusal_text(enum hist_refusal r)
 		return "-- COMMAND follows forks in user space";
 	case HIST_NO_WAKING:
 		return "--compat=perf needs the first sched_waking";
+	case HIST_NO_LATE:
+		return "--late-stacks reads stacks from /proc in user space";
 	}
 	return "";
 }

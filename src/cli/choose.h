@@ -33,6 +33,7 @@ enum hist_refusal {
 	HIST_NO_CGROUP,		/* --cgroup is checked per thread */
 	HIST_NO_COMMAND,	/* -- COMMAND follows forks in user space */
 	HIST_NO_WAKING,		/* --compat=perf needs sched_waking */
+	HIST_NO_LATE,		/* --late-stacks reads stacks in user space */
 };
 
 /* -c names that go into a trigger filter as "NAME"; others stay in user space */

@@ -122,6 +122,7 @@ enum {
 	OPT_COMPAT,
 	OPT_XVAL,
 	OPT_STACK_DEPTH,
+	OPT_LATE_STACKS,
 	OPT_TOP,
 	OPT_BY,
 	OPT_ALL,
@@ -189,6 +190,7 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	case OPT_STRICT: o->strict = true; break;
 	case OPT_XVAL: o->xval = true; break;
 	case OPT_ALL: o->all = true; break;
+	case OPT_LATE_STACKS: o->late_stacks = true; break;
 	case 'q': o->quiet = cli_quiet = true; break;
 	}
 	return -1;
@@ -426,6 +428,7 @@ static const struct optdef optdefs[] = {
 	{ "folded", N, 'f', C_OFFCPU, set_flag, "offcpu" },
 	{ "delimited", N, 'd', C_OFFCPU, set_flag, "offcpu" },
 	{ "stack-depth", A, OPT_STACK_DEPTH, C_OFFCPU, set_number, "offcpu" },
+	{ "late-stacks", N, OPT_LATE_STACKS, C_OFFCPU, set_flag, "offcpu" },
 	{ "top", A, OPT_TOP, C_RUNQ | C_OFFCPU, set_number, "runq and offcpu" },
 	{ "by", A, OPT_BY, C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
 	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU, set_number, "offcpu" },
@@ -542,6 +545,17 @@ static int opts_check(struct trace_opts *o)
 		      "apply";
 	else if (o->min_us > o->max_us)
 		bad = "--min is larger than --max";
+	else if (o->late_stacks && !o->kstack)
+		bad = "--late-stacks is how -K stacks are taken: add -K";
+	else if (o->late_stacks && o->ustack)
+		bad = "--late-stacks reads kernel stacks from /proc; user stacks (-U) are taken "
+		      "at the switch-out: drop one of them";
+	else if (o->late_stacks && o->min_us < LATE_STACKS_MIN_US)
+		bad = "--late-stacks needs --min of at least 1000 (microseconds): a shorter "
+		      "block ends before its stack can be read";
+	else if (o->late_stacks && o->record_path)
+		bad = "--record keeps the events and their stacks: --late-stacks takes none "
+		      "from the trace";
 	if (bad) {
 		usage_err(cmd, "%s", bad);
 		return EXIT_USAGE;

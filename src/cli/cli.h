@@ -15,6 +15,9 @@
 #define EXIT_USAGE	2	/* bad command line */
 #define EXIT_PARTIAL	3	/* --strict: events were lost, results partial */
 
+/* --late-stacks: the shortest --min it takes (a block shorter ends unseen) */
+#define LATE_STACKS_MIN_US 1000
+
 struct trace_opts {
 	const char *cmd;		/* "runq" or "offcpu" */
 	unsigned modes;			/* enum an_mode */
@@ -48,6 +51,7 @@ struct trace_opts {
 	bool strict;			/* exit EXIT_PARTIAL when events were lost */
 	/* offcpu by stack (-K, -U) */
 	bool kstack, ustack;
+	bool late_stacks;		/* --late-stacks: -K from /proc while blocked */
 	bool folded;			/* -f */
 	bool delimited;			/* -d: "-" between user and kernel */
 	uint32_t stack_depth;		/* frames printed per stack */

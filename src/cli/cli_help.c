@@ -79,7 +79,10 @@ static const char offcpu_only_help[] =
 "  -f, --folded           folded stacks for flame graphs (with -K/-U)\n"
 "  -d, --delimited        '-' between user and kernel frames in -f output\n"
 "      --stack-depth N    print at most N frames per stack (default 127)\n"
-"      --max-stacks N     distinct stacks and stack totals kept (65536)\n";
+"      --max-stacks N     distinct stacks and stack totals kept (65536)\n"
+"      --late-stacks      with -K and --min US (>= 1000): no stack per\n"
+"                         switch-out; read each long block's stack from\n"
+"                         /proc/TID/stack while it lasts (root; cheap)\n";
 
 static const char runq_only_help[] =
 "      --compat PEER      count what PEER counts: bcc (default: wakeup,\n"

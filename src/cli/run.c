@@ -308,10 +308,12 @@ static int trace_loop(struct run *r)
 				sleep_until_ns(iv_end);
 				continue;
 			}
-			r->ops->wait(r->b, left_ms > READ_PERIOD_MS ? READ_PERIOD_MS
-							     : (int)left_ms - 1);
+			r->ops->wait(r->b, late_stacks_wait_ms(&r->late, now,
+							       left_ms > READ_PERIOD_MS ? READ_PERIOD_MS
+							       : (int)left_ms - 1));
 			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
 					   on_event, r);
+			late_stacks_tick(&r->late, &r->an, mono_ns());
 			progress_tick(&r->progress, mono_ns());
 			if (ret) {
 				err_msg("reading the trace buffers failed: %s", strerror(-ret));
@@ -391,6 +393,8 @@ static enum hist_refusal hist_unsupported(const struct trace_opts *o)
 		return HIST_NO_TRIAGE;
 	if (o->ustack || (o->kstack && !(o->modes & AN_OFFCPU)))
 		return HIST_NO_USTACK;
+	if (o->late_stacks)
+		return HIST_NO_LATE;
 	if (o->kstack)
 		return HIST_NO_KSTACK;	/* only where the kernel passes stacks */
 	if (o->comm[o->comm[0] ? strspn(o->comm, HIST_COMM_CHARS) : 0])
@@ -505,7 +509,7 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 	req->agg.off_min_ns = o->min_us * 1000;
 	req->agg.off_max_ns = o->max_us == UINT64_MAX ? UINT64_MAX : o->max_us * 1000;
 	req->agg.compat = o->compat;
-	req->kstack = o->kstack;
+	req->kstack = o->kstack && !o->late_stacks;	/* late: none in the trace */
 	req->ustack = o->ustack;
 	req->stack_states = o->state;
 	return -1;
@@ -714,8 +718,27 @@ int run_trace(const struct trace_opts *o)
 	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
+	if (o->late_stacks && o->replay_path) {
+		usage_err(o->cmd, "a recording holds the stacks it was made with: --late-stacks "
+			  "is for live runs");
+		free(r);
+		return EXIT_USAGE;
+	}
+	if (o->late_stacks && geteuid() != 0 && !o->dry_run) {
+		err_msg("--late-stacks reads /proc/TID/stack, which only root can: run as root, "
+			"or drop --late-stacks");
+		free(r);
+		return EXIT_FAIL;
+	}
 	if (check_output(o) >= 0 || (!o->replay_path && !cli_tracefs_ready(o->tracefs)) ||
 	    !pick_backend(r, o)) {
+		free(r);
+		return EXIT_FAIL;
+	}
+	if (o->late_stacks && r->ops->kframe) {
+		/* its frames are its own tokens, not kernel addresses */
+		err_msg("--late-stacks is for the ring and perf backends: %s samples its stacks "
+			"itself (drop --late-stacks)", r->ops->name);
 		free(r);
 		return EXIT_FAIL;
 	}
@@ -735,6 +758,9 @@ int run_trace(const struct trace_opts *o)
 		recorded_scope(r);
 	if (status < 0)
 		status = analyzer_from_opts(r, &cfg);
+	if (status < 0 && o->late_stacks && !o->dry_run &&
+	    late_stacks_setup(&r->late, o->min_us, r->ksyms, r->mono))
+		status = EXIT_FAIL;
 	if (status < 0) {
 		if (o->xval)
 			start_xval(r, &cfg);

@@ -18,6 +18,7 @@
 #include "output.h"
 #include "progress.h"
 #include "ksym.h"
+#include "latestack.h"
 #include "psi.h"
 #include "report.h"
 #include "stackout.h"
@@ -45,6 +46,7 @@ struct run {
 	struct psi psi0;		/* triage: pressure when tracing began */
 	struct cpu_throttle thr0;
 	struct ksyms *ksyms;
+	struct late_stacks late;	/* --late-stacks */
 	struct usyms *usyms;
 	struct symbolizer sym;
 	char why[1024];			/* why auto chose the backend, "" else */

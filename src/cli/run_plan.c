@@ -53,7 +53,11 @@ static void print_events(FILE *f, const struct run *r)
 		fputs(", aggregated in the kernel by hist triggers and synthetic events", f);
 	else
 		fputs(", in a tracefs instance of its own", f);
-	if (o->kstack || o->ustack)
+	if (o->late_stacks)
+		fprintf(f, "; kernel stacks read from /proc/TID/stack of threads blocked "
+			">= --min, every %llu ms (--late-stacks)",
+			(unsigned long long)(late_stacks_period_ns(o->min_us) / 1000000));
+	else if (o->kstack || o->ustack)
 		fprintf(f, "; %s stacks at each switch-out", o->kstack && o->ustack ?
 			"kernel and user" : o->kstack ? "kernel" : "user");
 	fputc('\n', f);

@@ -393,6 +393,7 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 		sr.sym = &r->sym;
 		rep.stacks = &sr;
 		rep.stack_overflow = r->an.kstacks.overflow + r->an.ustacks.overflow;
+		rep.late_stacks = r->late.on;
 	}
 	errno = 0;
 	report_print(r->out.f, o->fmt, &rep);

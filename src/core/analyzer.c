@@ -877,6 +877,38 @@ void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
 	stackagg_add_n(&an->agg, id, tgid < 0 ? -1 : tgid, comm, k, 0, n, sum_ns);
 }
 
+unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_reader read,
+			       void *arg)
+{
+	uint64_t frames[STACK_MAX_DEPTH];
+	unsigned n = 0, depth;
+	uint32_t i;
+
+	if (!(an->cfg.stacks & AN_KSTACK))
+		return 0;
+	for (i = 0; i <= an->tasks.mask; i++) {
+		struct task *t = &an->tasks.slot[i];
+		int32_t tgid;
+
+		if (!t->tid || !(t->flags & TASK_OFF) || t->kstack || t->wake_ts ||
+		    t->off_ts > before || t->off_state == SCHED_STATE_UNKNOWN ||
+		    sched_state_runnable(&an->cfg.states, t->off_state) ||
+		    !off_state_wanted(&an->cfg, t->off_state) ||
+		    !task_wanted(an, t->tid, t->comm, &tgid))
+			continue;
+		depth = read(t->tid, frames, arg);
+		if (!depth)
+			continue;
+		t->kstack = stacktab_intern(&an->kstacks, frames,
+					    depth < STACK_MAX_DEPTH ? depth : STACK_MAX_DEPTH);
+		if (t->kstack) {
+			an->counts.late_kstacks++;
+			n++;
+		}
+	}
+	return n;
+}
+
 void analyzer_finish(struct analyzer *an)
 {
 	uint32_t i;

@@ -110,6 +110,8 @@ struct an_counts {
 					 * thread left another CPU after this
 					 * one's last event, wakeup unseen */
 	uint64_t no_stack;		/* ... summed without the stack asked for */
+	uint64_t late_kstacks;		/* kernel stacks read while blocked
+					 * (analyzer_late_kstacks) */
 	/* off-CPU time of intervals that began asleep (S), in an
 	 * uninterruptible wait (D: disk, some locks), or other blocked */
 	uint64_t blocked_s_ns, blocked_d_ns, blocked_other_ns;
@@ -194,6 +196,18 @@ struct an_thread {
 	uint64_t s_ns, d_ns, other_ns;	/* blocked time by sampled state */
 };
 void analyzer_add_thread(struct analyzer *an, const struct an_thread *t);
+
+/*
+ * --late-stacks: the threads off-CPU since @before or earlier (trace clock)
+ * in a blocked state --state wants, not woken since, whose interval has
+ * no kernel stack yet. @read is asked for each one's stack (up to
+ * STACK_MAX_DEPTH frames; 0: none, asked again next time); the frames it
+ * gives become the interval's stack. @read must not feed the analyzer.
+ * Returns how many stacks were taken.
+ */
+typedef unsigned (*an_stack_reader)(int32_t tid, uint64_t *frames, void *arg);
+unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_reader read,
+			       void *arg);
 
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);

@@ -105,6 +105,10 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " event%s arrived out of time order\n", c->late,
 			c->late == 1 ? "" : "s");
+	if (r->stacks && r->late_stacks)
+		fprintf(f, "# --late-stacks: %" PRIu64 " kernel stack%s read from /proc while "
+			"blocked; an interval that ended before a scan saw it blocked has none\n",
+			c->late_kstacks, c->late_kstacks == 1 ? "" : "s");
 	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
 		fprintf(f, "# stacks: %" PRIu64 " intervals without the stack asked for "
 			"(shown as [Missed ... Stack]), %" PRIu64 " stacks and %" PRIu64
@@ -308,6 +312,8 @@ static void print_json(FILE *f, struct report *r)
 		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
 			r->stacks->agg->overflow);
+	if (r->stacks && r->late_stacks)
+		fprintf(f, ",\"late_kstacks\":%" PRIu64, c->late_kstacks);
 	fputs("},\"groups\":[", f);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));

@@ -18,9 +18,21 @@ struct ksym {
 	uint32_t rank;		/* among aliases at one address, lowest wins */
 };
 
+/* A name dropped for a better-ranked alias at its address. */
+struct ksym_alias {
+	uint64_t addr;
+	uint32_t name, mod;
+};
+
 struct ksyms {
 	struct ksym *sym;	/* sorted by addr, one per address */
 	size_t nsym, cap;
+	struct ksym_alias *alias;	/* the other names, for ksyms_addr_of() */
+	size_t nalias, alias_cap;
+	/* by name, built on the first ksyms_addr_of(): 1 + index, 0 empty
+	 * (below nsym: sym[], then alias[]) */
+	uint32_t *byname;
+	size_t byname_mask;
 	char *pool;		/* every name and module name, NUL-separated */
 	size_t pool_len, pool_cap;
 	bool restricted;
@@ -161,9 +173,24 @@ static void ksyms_sort(struct ksyms *k)
 	if (!k->nsym)
 		return;		/* qsort's base must not be NULL */
 	qsort(k->sym, k->nsym, sizeof(*k->sym), ksym_cmp);
-	for (i = 0; i < k->nsym; i++)
-		if (n == 0 || k->sym[i].addr != k->sym[n - 1].addr)
+	for (i = 0; i < k->nsym; i++) {
+		if (n == 0 || k->sym[i].addr != k->sym[n - 1].addr) {
 			k->sym[n++] = k->sym[i];
+		} else {
+			/* kept by name only: /proc/<tid>/stack may print it */
+			if (k->nalias == k->alias_cap) {
+				size_t cap = k->alias_cap ? 2 * k->alias_cap : 256;
+				struct ksym_alias *a = realloc(k->alias, cap * sizeof(*a));
+
+				if (!a)
+					continue;	/* that name is then not found */
+				k->alias = a;
+				k->alias_cap = cap;
+			}
+			k->alias[k->nalias++] = (struct ksym_alias){ k->sym[i].addr, k->sym[i].name,
+							       k->sym[i].mod };
+		}
+	}
 	k->nsym = n;
 }
 
@@ -245,6 +272,8 @@ void ksyms_free(struct ksyms *k)
 	if (!k)
 		return;
 	free(k->sym);
+	free(k->alias);
+	free(k->byname);
 	free(k->pool);
 	free(k);
 }
@@ -295,4 +324,130 @@ int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s [%s]", k->pool + s->name, k->pool + s->mod);
 	return 0;
+}
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+static void entry_of(const struct ksyms *k, uint32_t i, uint64_t *addr, uint32_t *name,
+		     uint32_t *mod)
+{
+	if (i < k->nsym) {
+		*addr = k->sym[i].addr;
+		*name = k->sym[i].name;
+		*mod = k->sym[i].mod;
+	} else {
+		*addr = k->alias[i - k->nsym].addr;
+		*name = k->alias[i - k->nsym].name;
+		*mod = k->alias[i - k->nsym].mod;
+	}
+}
+
+static int byname_build(struct ksyms *k)
+{
+	size_t n = k->nsym + k->nalias, size = 1024, j;
+	uint32_t i;
+
+	while (size < 2 * n)
+		size *= 2;
+	k->byname = calloc(size, sizeof(*k->byname));
+	if (!k->byname)
+		return -ENOMEM;
+	k->byname_mask = size - 1;
+	for (i = 0; i < n; i++) {
+		uint64_t addr;
+		uint32_t name, mod;
+
+		entry_of(k, i, &addr, &name, &mod);
+		for (j = name_hash(k->pool + name) & k->byname_mask; k->byname[j];
+		     j = (j + 1) & k->byname_mask)
+			;
+		k->byname[j] = i + 1;
+	}
+	return 0;
+}
+
+int ksyms_addr_of(struct ksyms *k, const char *name, const char *mod, uint64_t *addr)
+{
+	size_t j;
+	bool found = false;
+
+	if (!k || k->restricted)
+		return -ENOENT;
+	if (!k->byname && byname_build(k))
+		return -ENOMEM;
+	/* the same name in several places: the one in @mod, else any */
+	for (j = name_hash(name) & k->byname_mask; k->byname[j]; j = (j + 1) & k->byname_mask) {
+		uint64_t a;
+		uint32_t n, m;
+
+		entry_of(k, k->byname[j] - 1, &a, &n, &m);
+		if (strcmp(k->pool + n, name))
+			continue;
+		if ((mod ? m != KSYM_NO_MOD && !strcmp(k->pool + m, mod) : m == KSYM_NO_MOD)) {
+			*addr = a;
+			return 0;
+		}
+		if (!found) {
+			*addr = a;
+			found = true;
+		}
+	}
+	return found ? 0 : -ENOENT;
+}
+
+unsigned ksyms_proc_stack(struct ksyms *k, const char *text, uint64_t *frames, unsigned max,
+			  unsigned *unknown)
+{
+	const char *p = text;
+	unsigned n = 0;
+
+	*unknown = 0;
+	while (*p && n < max) {
+		const char *eol = strchr(p, '\n'), *name, *end;
+		char sym[128], mod[64] = "";
+		unsigned long long off = 0;
+		uint64_t addr;
+		size_t len;
+
+		if (!eol)
+			eol = p + strlen(p);
+		/* "[<0>] func+0x1b/0x80 [mod]" */
+		name = strstr(p, "] ");
+		if (name && name < eol) {
+			name += 2;
+			for (end = name; end < eol && *end != '+' && *end != ' '; end++)
+				;
+			len = (size_t)(end - name);
+			if (len && len < sizeof(sym)) {
+				const char *m;
+
+				memcpy(sym, name, len);
+				sym[len] = '\0';
+				if (*end == '+')
+					off = strtoull(end + 1, NULL, 16);
+				m = memchr(end, '[', (size_t)(eol - end));
+				if (m) {
+					const char *me = memchr(m, ']', (size_t)(eol - m));
+
+					if (me && (size_t)(me - m - 1) < sizeof(mod)) {
+						memcpy(mod, m + 1, (size_t)(me - m - 1));
+						mod[me - m - 1] = '\0';
+					}
+				}
+				if (ksyms_addr_of(k, sym, mod[0] ? mod : NULL, &addr) == 0)
+					frames[n++] = addr + off;
+				else
+					(*unknown)++;
+			}
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return n;
 }

@@ -44,5 +44,19 @@ size_t ksyms_count(const struct ksyms *k);
  * "0x<hex>" because no symbol covers @addr (@k may be NULL).
  */
 int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len);
+/*
+ * The address of symbol @name (of module @mod, NULL for vmlinux; a symbol
+ * of that name elsewhere when there is none there), aliases included, for
+ * stacks /proc prints by name. 0, -ENOENT, or -ENOMEM (the index by name
+ * is built on the first call).
+ */
+int ksyms_addr_of(struct ksyms *k, const char *name, const char *mod, uint64_t *addr);
+/*
+ * The frames of a /proc/<tid>/stack text ("[<0>] func+0x1b/0x80 [mod]"
+ * per line, innermost first), as addresses: up to @max of them; frames
+ * whose symbol is not found are left out and counted in *unknown.
+ */
+unsigned ksyms_proc_stack(struct ksyms *k, const char *text, uint64_t *frames, unsigned max,
+			  unsigned *unknown);
 
 #endif

@@ -606,6 +606,81 @@ START_TEST(test_switch_without_state_or_comm)
 END_TEST
 
 /* a recording with stacks, read by an analysis that asked for none */
+/* --late-stacks: the reader is asked only for long, still-blocked, wanted intervals */
+static int late_asked[8], nlate_asked;
+
+static unsigned late_reader(int32_t tid, uint64_t *frames, void *arg)
+{
+	(void)arg;
+	late_asked[nlate_asked++ & 7] = tid;
+	if (tid == 9)
+		return 0;	/* "running again": no stack, asked again later */
+	frames[0] = 0x1000 + (uint64_t)tid;
+	frames[1] = 0x2000;
+	return 2;
+}
+
+START_TEST(test_late_kstacks)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	const struct stackagg_ent *e;
+	uint32_t i, depth;
+	const uint64_t *fr;
+
+	c.stacks = AN_KSTACK;
+	c.max_stacks = 64;
+	init(&c);
+	nlate_asked = 0;
+	sw(100, 0, 7, S_SLEEP, 0);	/* blocked since 100 */
+	sw(150, 1, 8, S_DISK, 0);	/* since 150 */
+	sw(300, 0, 0, 0, 11);
+	sw(310, 0, 11, PREEMPT, 0);	/* runnable: never asked */
+	sw(320, 1, 0, 0, 9);
+	sw(330, 1, 9, S_SLEEP, 0);	/* since 330 */
+	wakeup(340, 1, 8, false);	/* 8 woken: its switch-in not seen yet */
+	/* blocked since 200 or earlier: only 7 (8 was woken) */
+	ck_assert_uint_eq(analyzer_late_kstacks(&an, 200, late_reader, NULL), 1);
+	ck_assert_int_eq(nlate_asked, 1);
+	ck_assert_int_eq(late_asked[0], 7);
+	/* asked once per interval: 7 has its stack; 9 says none */
+	ck_assert_uint_eq(analyzer_late_kstacks(&an, 400, late_reader, NULL), 0);
+	ck_assert_int_eq(nlate_asked, 2);
+	ck_assert_int_eq(late_asked[1], 9);
+	sw(500, 0, 0, 0, 7);		/* 7's interval ends with its late stack */
+	sw(510, 1, 0, 0, 8);		/* 8's without one */
+	ck_assert_uint_eq(an.counts.late_kstacks, 1);
+	ck_assert_uint_eq(an.counts.no_stack, 1);
+	ck_assert_uint_eq(an.agg.n, 2);
+	for (i = 0; i < an.agg.n; i++) {
+		e = &an.agg.v[i];
+		if (e->id == 7) {
+			fr = stacktab_get(&an.kstacks, e->kstack, &depth);
+			ck_assert_ptr_nonnull(fr);
+			ck_assert_uint_eq(depth, 2);
+			ck_assert_uint_eq(fr[0], 0x1007);
+			ck_assert_uint_eq(e->total_ns, 400);
+		} else {
+			ck_assert_int_eq(e->id, 8);
+			ck_assert_uint_eq(e->kstack, 0);
+		}
+	}
+	/* a new interval of 7 starts without a stack, and is asked again */
+	sw(600, 0, 7, S_SLEEP, 0);
+	nlate_asked = 0;
+	ck_assert_uint_eq(analyzer_late_kstacks(&an, 700, late_reader, NULL), 1);
+	ck_assert_int_eq(nlate_asked, 2);	/* 9 again, and 7: in table order */
+	ck_assert(late_asked[0] + late_asked[1] == 16 && late_asked[0] != late_asked[1]);
+	analyzer_fini(&an);
+
+	/* without -K it does nothing */
+	c = base_cfg(AN_OFFCPU);
+	init(&c);
+	sw(100, 0, 7, S_SLEEP, 0);
+	ck_assert_uint_eq(analyzer_late_kstacks(&an, 200, late_reader, NULL), 0);
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_stack_records_ignored)
 {
 	struct an_cfg c = base_cfg(AN_OFFCPU);
@@ -752,6 +827,7 @@ int main(void)
 	tcase_add_test(tc, test_new_tasks);
 	tcase_add_test(tc, test_compat);
 	tcase_add_test(tc, test_stack_records_ignored);
+	tcase_add_test(tc, test_late_kstacks);
 	tcase_add_test(tc, test_switch_without_state_or_comm);
 	tcase_add_test(tc, test_tasktab);
 	tcase_add_test(tc, test_tasktab_grows);

@@ -123,6 +123,16 @@ START_TEST(test_trace_opts)
 	ck_assert_int_eq(parse(&o, "runq", "--max-tasks 0"), EXIT_USAGE);
 	ck_assert_int_eq(parse(&o, "runq", "--buffer-size 1"), EXIT_USAGE);
 	ck_assert_int_eq(parse(&o, "runq", "--backend=bpf"), EXIT_USAGE);
+	/* --late-stacks: -K, no -U, --min >= 1 ms, no --record; offcpu only */
+	ck_assert_int_eq(parse(&o, "offcpu", "-K --late-stacks --min 1000"), -1);
+	ck_assert(o.late_stacks && o.kstack);
+	ck_assert_int_eq(parse(&o, "offcpu", "--late-stacks --min 1000"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "offcpu", "-K -U --late-stacks --min 1000"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "offcpu", "-K --late-stacks"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "offcpu", "-K --late-stacks --min 999"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "offcpu", "-K --late-stacks --min 1000 --record f.dat"),
+			 EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "runq", "--late-stacks"), EXIT_USAGE);
 }
 END_TEST
 

@@ -82,6 +82,63 @@ START_TEST(test_ksym_inside)
 }
 END_TEST
 
+/* By name (what /proc/<tid>/stack prints), aliases and modules included. */
+START_TEST(test_ksym_addr_of)
+{
+	struct ksyms *k = ksyms_fixture("kallsyms.txt"), *r;
+	uint64_t a = 0;
+
+	ck_assert_int_eq(ksyms_addr_of(k, "do_nanosleep", NULL, &a), 0);
+	ck_assert_uint_eq(a, 0xffffffff81f45860);
+	/* a dropped alias still resolves, to the address formatted by its kept name */
+	ck_assert_int_eq(ksyms_addr_of(k, "__x64_sys_sched_yield", NULL, &a), 0);
+	ck_assert_uint_eq(a, 0xffffffff81f46000);
+	ksym_expect(k, a, "__ia32_sys_sched_yield", 0);
+	ck_assert_int_eq(ksyms_addr_of(k, "_text", NULL, &a), 0);
+	ck_assert_uint_eq(a, 0xffffffff81000000);
+	ck_assert_int_eq(ksyms_addr_of(k, "xfs_buf_lock", "xfs", &a), 0);
+	ck_assert_uint_eq(a, 0xffffffffc0b02000);
+	/* the module given is not the symbol's: the one there is */
+	ck_assert_int_eq(ksyms_addr_of(k, "ext4_sync_file", "xfs", &a), 0);
+	ck_assert_uint_eq(a, 0xffffffffc0a3d000);
+	ck_assert_int_eq(ksyms_addr_of(k, "finish_task_switch.isra.0", NULL, &a), 0);
+	ck_assert_uint_eq(a, 0xffffffff810c4a20);
+	ck_assert_int_eq(ksyms_addr_of(k, "no_such_function", NULL, &a), -ENOENT);
+	/* data symbols are not kept */
+	ck_assert_int_eq(ksyms_addr_of(k, "init_task_stack", NULL, &a), -ENOENT);
+	ksyms_free(k);
+	r = ksyms_fixture("kallsyms_restricted.txt");
+	ck_assert_int_eq(ksyms_addr_of(r, "do_nanosleep", NULL, &a), -ENOENT);
+	ksyms_free(r);
+	ck_assert_int_eq(ksyms_addr_of(NULL, "do_nanosleep", NULL, &a), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_ksym_proc_stack)
+{
+	struct ksyms *k = ksyms_fixture("kallsyms.txt");
+	const char *text = "[<0>] do_nanosleep+0x6e/0x190\n"
+			   "[<0>] ext4_sync_file+0x1a/0x2c0 [ext4]\n"
+			   "[<0>] not_in_the_table+0x10/0x20\n"
+			   "garbage line\n"
+			   "[<0>] __x64_sys_sched_yield+0x8/0x40";
+	uint64_t fr[8];
+	unsigned unknown = 9, n = ksyms_proc_stack(k, text, fr, 8, &unknown);
+
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(unknown, 1);
+	ck_assert_uint_eq(fr[0], 0xffffffff81f45860 + 0x6e);
+	ck_assert_uint_eq(fr[1], 0xffffffffc0a3d000 + 0x1a);
+	ck_assert_uint_eq(fr[2], 0xffffffff81f46008);
+	ksym_expect(k, fr[0], "do_nanosleep", 0);
+	ksym_expect(k, fr[1], "ext4_sync_file [ext4]", 0);
+	/* bounded by @max */
+	ck_assert_uint_eq(ksyms_proc_stack(k, text, fr, 1, &unknown), 1);
+	ck_assert_uint_eq(ksyms_proc_stack(k, "", fr, 8, &unknown), 0);
+	ksyms_free(k);
+}
+END_TEST
+
 START_TEST(test_ksym_module)
 {
 	struct ksyms *k = ksyms_fixture("kallsyms.txt");
@@ -465,6 +522,8 @@ static Suite *sym_suite(void)
 	tcase_add_test(k, test_ksym_exact);
 	tcase_add_test(k, test_ksym_inside);
 	tcase_add_test(k, test_ksym_module);
+	tcase_add_test(k, test_ksym_addr_of);
+	tcase_add_test(k, test_ksym_proc_stack);
 	tcase_add_test(k, test_ksym_outside);
 	tcase_add_test(k, test_ksym_restricted);
 	tcase_add_test(k, test_ksym_buffers);
