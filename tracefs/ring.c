@@ -82,6 +82,7 @@ struct backend {
 	char clock[16];
 	bool mono;
 	int on_fd;		/* instance tracing_on */
+	uint64_t last_wake;	/* mono ns ring_wait() last returned */
 	struct tsheap heap;	/* CPUs with a loaded record, by next_ts */
 	uint64_t *next_ts;	/* per CPU: timestamp of its current record */
 	struct page_cursor scratch;
@@ -541,11 +542,35 @@ static int ring_stop(struct backend *b)
 	return set_on(b, "0");
 }
 
+/*
+ * Once partial pages have been read, the kernel may count the buffer as
+ * past its watermark for good (pages_touched grows, pages_read does not),
+ * and poll() then returns at once, every time: a reader that spins, and a
+ * writer that queues a wakeup for it at every commit. So an early wake
+ * comes at most once per MIN_WAKE_GAP_NS (10 ms: far less than the
+ * smallest buffer takes to fill at any sched event rate); in between the
+ * reader sleeps, with no poll pending, and nothing wakes it.
+ */
+#define MIN_WAKE_GAP_NS (10 * 1000000ULL)
+
 static int ring_wait(struct backend *b, int timeout_ms)
 {
 	int n = poll(b->pfd, b->ncpu, timeout_ms);
+	uint64_t now, gap;
 
-	return n < 0 ? -errno : 0;
+	if (n < 0)
+		return -errno;
+	now = mono_ns();
+	if (n > 0) {
+		gap = (uint64_t)timeout_ms * 1000000 < MIN_WAKE_GAP_NS ?
+		      (uint64_t)timeout_ms * 1000000 : MIN_WAKE_GAP_NS;
+		if (now - b->last_wake < gap) {
+			sleep_until_ns(b->last_wake + gap);
+			now = mono_ns();
+		}
+	}
+	b->last_wake = now;
+	return 0;
 }
 
 /* ---- merging the CPUs' queues in timestamp order ---- */

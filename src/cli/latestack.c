@@ -48,7 +48,8 @@ int late_stacks_wait_ms(const struct late_stacks *ls, uint64_t now, int ms)
 
 	if (!ls->on)
 		return ms;
-	left = ls->next_ns > now ? (ls->next_ns - now) / 1000000 : 0;
+	/* rounded up: a wait of 0 would spin until the scan is due */
+	left = ls->next_ns > now ? (ls->next_ns - now + 999999) / 1000000 : 1;
 	return left < (uint64_t)ms ? (int)left : ms;
 }
 
@@ -90,11 +91,25 @@ static unsigned read_stack(int32_t tid, uint64_t *frames, void *arg)
 	return n;
 }
 
+/*
+ * How far behind the clock the trace the analyzer has seen may be complete:
+ * the backends feed up to a horizon a millisecond or so before the read.
+ */
+#define TRACE_LAG_NS (10 * 1000000ULL)
+
 void late_stacks_tick(struct late_stacks *ls, struct analyzer *an, uint64_t now)
 {
+	uint64_t seen;
+
 	if (!ls->on || now < ls->next_ns)
 		return;
 	ls->next_ns = now + ls->period_ns;
-	if (now > ls->min_ns)
-		analyzer_late_kstacks(an, now - ls->min_ns, read_stack, ls);
+	/*
+	 * Blocked for --min as far as the trace goes: up to its newest event
+	 * (a thread that switched out just before it is not a long block
+	 * yet, whatever the clock says), or to the lag bound on a quiet host.
+	 */
+	seen = an->last_ts > now - TRACE_LAG_NS ? an->last_ts : now - TRACE_LAG_NS;
+	if (seen > ls->min_ns)
+		analyzer_late_kstacks(an, seen - ls->min_ns, read_stack, ls);
 }
