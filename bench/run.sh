@@ -15,7 +15,7 @@
 #   proc      bench/proc.sh      the proc backend's own CPU: 1, 100, 1000 threads
 #
 # --quick runs each section small (about 5 minutes in all) to check that
-# the suite works; the numbers it gives are noisy. The full run takes 15-20
+# the suite works; the numbers it gives are noisy. The full run takes about 35
 # minutes on a 2-CPU host.
 #
 # Results: DIR (default /tmp/offcpu-bench-results.<date>) gets each
