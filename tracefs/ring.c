@@ -45,6 +45,9 @@
  * at the highest rates (about 20 MB/s a CPU with stacks).
  */
 #define QUEUE_PAGES_MAX 256
+/* early wakes: see ring_wait() */
+#define MIN_WAKE_GAP_NS (10 * 1000000ULL)
+#define FILL_NS_PER_KIB_QUARTER 12800ULL
 /* buffer fill that wakes the reader before its timer (buffer_percent) */
 #define WATERMARK_PERCENT "50"
 
@@ -83,6 +86,8 @@ struct backend {
 	bool mono;
 	int on_fd;		/* instance tracing_on */
 	uint64_t last_wake;	/* mono ns ring_wait() last returned */
+	uint64_t wake_gap_ns;	/* at most one early wake per this */
+	unsigned max_rounds;	/* read cycles per ring_read: a whole buffer */
 	struct tsheap heap;	/* CPUs with a loaded record, by next_ts */
 	uint64_t *next_ts;	/* per CPU: timestamp of its current record */
 	struct page_cursor scratch;
@@ -291,6 +296,13 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 		per_cpu_pages = (unsigned)(QUEUE_PAGES_MAX * 4096 / b->page_size);
 	if (per_cpu_pages < 16)
 		per_cpu_pages = 16;
+	b->wake_gap_ns = (uint64_t)buffer_kb * FILL_NS_PER_KIB_QUARTER;
+	if (b->wake_gap_ns > MIN_WAKE_GAP_NS)
+		b->wake_gap_ns = MIN_WAKE_GAP_NS;
+	/* enough read cycles of capped queues to empty the whole buffer */
+	b->max_rounds = (unsigned)((uint64_t)buffer_kb * 1024 / b->page_size / per_cpu_pages) + 2;
+	if (b->max_rounds < 64)
+		b->max_rounds = 64;
 	b->cpus = calloc(b->ncpu, sizeof(*b->cpus));
 	b->pfd = calloc(b->ncpu, sizeof(*b->pfd));
 	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
@@ -547,11 +559,11 @@ static int ring_stop(struct backend *b)
  * past its watermark for good (pages_touched grows, pages_read does not),
  * and poll() then returns at once, every time: a reader that spins, and a
  * writer that queues a wakeup for it at every commit. So an early wake
- * comes at most once per MIN_WAKE_GAP_NS (10 ms: far less than the
- * smallest buffer takes to fill at any sched event rate); in between the
- * reader sleeps, with no poll pending, and nothing wakes it.
+ * comes at most once per wake_gap_ns; in between the reader sleeps, with
+ * no poll pending, and nothing wakes it. The gap is 10 ms, or a quarter of
+ * the time the buffer takes to fill at 20 MB/s a CPU (sched events with
+ * stacks at the highest rates seen) when that is shorter: 12.8 us per KiB.
  */
-#define MIN_WAKE_GAP_NS (10 * 1000000ULL)
 
 static int ring_wait(struct backend *b, int timeout_ms)
 {
@@ -562,8 +574,8 @@ static int ring_wait(struct backend *b, int timeout_ms)
 		return -errno;
 	now = mono_ns();
 	if (n > 0) {
-		gap = (uint64_t)timeout_ms * 1000000 < MIN_WAKE_GAP_NS ?
-		      (uint64_t)timeout_ms * 1000000 : MIN_WAKE_GAP_NS;
+		gap = (uint64_t)timeout_ms * 1000000 < b->wake_gap_ns ?
+		      (uint64_t)timeout_ms * 1000000 : b->wake_gap_ns;
 		if (now - b->last_wake < gap) {
 			sleep_until_ns(b->last_wake + gap);
 			now = mono_ns();
@@ -725,8 +737,11 @@ static int ring_read(struct backend *b, uint64_t limit, bool drain,
 	unsigned rounds;
 	int ret;
 
-	/* bounded: at extreme rates the caller must still see its deadline */
-	for (rounds = 0; rounds < 64; rounds++) {
+	/*
+	 * bounded, so that at extreme rates the caller still sees its
+	 * deadline, but by enough rounds to read a whole kernel buffer
+	 */
+	for (rounds = 0; rounds < b->max_rounds; rounds++) {
 		uint64_t start = mono_ns(), upto;
 		bool more = false;
 		unsigned i;

@@ -366,6 +366,7 @@ static struct task *set_start(struct analyzer *an, int32_t tid, const char *comm
 	if (flag == TASK_RUNQ) {
 		t->runq_ts = ts;
 	} else {
+		t->flags &= ~TASK_STACK_TRIED;	/* a new interval */
 		t->off_ts = ts;
 		t->off_state = state;
 		t->wake_ts = 0;
@@ -382,6 +383,8 @@ static bool clear_start(struct analyzer *an, struct task *t, unsigned flag)
 	t->flags &= ~flag;
 	if (flag & TASK_RUNQ)
 		t->flags &= ~TASK_PREEMPTED;
+	if (flag & TASK_OFF)
+		t->flags &= ~TASK_STACK_TRIED;
 	if (t->flags)
 		return false;
 	tasktab_del(&an->tasks, t);
@@ -890,11 +893,19 @@ unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_re
 		struct task *t = &an->tasks.slot[i];
 		int32_t tgid;
 
-		if (!t->tid || !(t->flags & TASK_OFF) || t->kstack || t->wake_ts ||
-		    t->off_ts > before || t->off_state == SCHED_STATE_UNKNOWN ||
+		if (!t->tid || !(t->flags & TASK_OFF) || (t->flags & TASK_STACK_TRIED) ||
+		    t->kstack || t->wake_ts || t->off_ts > before ||
+		    t->off_state == SCHED_STATE_UNKNOWN ||
 		    sched_state_runnable(&an->cfg.states, t->off_state) ||
-		    !off_state_wanted(&an->cfg, t->off_state) ||
-		    !task_wanted(an, t->tid, t->comm, &tgid))
+		    !off_state_wanted(&an->cfg, t->off_state))
+			continue;
+		/*
+		 * One try per interval, whatever comes of it: a thread found
+		 * running again ends its interval soon, a gone one never does,
+		 * and a full stack table stays full (counted once)
+		 */
+		t->flags |= TASK_STACK_TRIED;
+		if (!task_wanted(an, t->tid, t->comm, &tgid))
 			continue;
 		depth = read(t->tid, frames, arg);
 		if (!depth)

@@ -19,6 +19,8 @@
 				 * wakeup starts the next run-queue wait */
 #define TASK_NEW	0x10	/* created in the window, never run yet: its
 				 * first switch-in closes no off-CPU interval */
+#define TASK_STACK_TRIED 0x20	/* --late-stacks: this off-CPU interval had
+				 * its one try (kept only with TASK_OFF) */
 
 struct task {
 	int32_t tid;		/* 0 = empty slot (pid 0 is never stored) */

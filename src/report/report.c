@@ -109,6 +109,10 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# --late-stacks: %" PRIu64 " kernel stack%s read from /proc while "
 			"blocked; an interval that ended before a scan saw it blocked has none\n",
 			c->late_kstacks, c->late_kstacks == 1 ? "" : "s");
+	if (r->stacks && r->late_stacks && r->late_unknown_frames)
+		fprintf(f, "# --late-stacks: %" PRIu64 " frame%s /proc named that /proc/kallsyms "
+			"lacks left out of their stacks\n", r->late_unknown_frames,
+			r->late_unknown_frames == 1 ? "" : "s");
 	if (r->stacks && (c->no_stack || r->stack_overflow || r->stacks->agg->overflow))
 		fprintf(f, "# stacks: %" PRIu64 " intervals without the stack asked for "
 			"(shown as [Missed ... Stack]), %" PRIu64 " stacks and %" PRIu64
@@ -313,7 +317,8 @@ static void print_json(FILE *f, struct report *r)
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
 			r->stacks->agg->overflow);
 	if (r->stacks && r->late_stacks)
-		fprintf(f, ",\"late_kstacks\":%" PRIu64, c->late_kstacks);
+		fprintf(f, ",\"late_kstacks\":%" PRIu64 ",\"late_unknown_frames\":%" PRIu64,
+			c->late_kstacks, r->late_unknown_frames);
 	fputs("},\"groups\":[", f);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));

@@ -49,6 +49,7 @@ struct report {
 	const struct stack_report *stacks; /* offcpu -K/-U: print these */
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	bool late_stacks;		/* --late-stacks: read from /proc while blocked */
+	uint64_t late_unknown_frames;	/* ... frames kallsyms lacks, left out (run) */
 	/* a sampling backend's account (proc), NULL when events were traced */
 	const struct backend_sampling *sampling;
 	uint64_t command_cpu_ns;	/* -- COMMAND: its and its children's CPU time

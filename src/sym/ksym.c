@@ -373,33 +373,44 @@ static int byname_build(struct ksyms *k)
 	return 0;
 }
 
-int ksyms_addr_of(struct ksyms *k, const char *name, const char *mod, uint64_t *addr)
+/*
+ * @name at @off into it: among symbols of that name (static functions
+ * share names), the one in @mod (NULL: vmlinux) whose extent holds @off,
+ * else one whose extent holds it, else one in @mod, else the first.
+ */
+static int addr_of_at(struct ksyms *k, const char *name, const char *mod, uint64_t off,
+		      uint64_t *addr)
 {
+	int best = -1;
 	size_t j;
-	bool found = false;
 
 	if (!k || k->restricted)
 		return -ENOENT;
 	if (!k->byname && byname_build(k))
 		return -ENOMEM;
-	/* the same name in several places: the one in @mod, else any */
 	for (j = name_hash(name) & k->byname_mask; k->byname[j]; j = (j + 1) & k->byname_mask) {
+		const struct ksym *s;
 		uint64_t a;
 		uint32_t n, m;
+		int score;
 
 		entry_of(k, k->byname[j] - 1, &a, &n, &m);
 		if (strcmp(k->pool + n, name))
 			continue;
-		if ((mod ? m != KSYM_NO_MOD && !strcmp(k->pool + m, mod) : m == KSYM_NO_MOD)) {
+		s = ksyms_find(k, a + off);
+		score = 2 * (s && s->addr == a) +
+			(mod ? m != KSYM_NO_MOD && !strcmp(k->pool + m, mod) : m == KSYM_NO_MOD);
+		if (score > best) {
+			best = score;
 			*addr = a;
-			return 0;
-		}
-		if (!found) {
-			*addr = a;
-			found = true;
 		}
 	}
-	return found ? 0 : -ENOENT;
+	return best >= 0 ? 0 : -ENOENT;
+}
+
+int ksyms_addr_of(struct ksyms *k, const char *name, const char *mod, uint64_t *addr)
+{
+	return addr_of_at(k, name, mod, 0, addr);
 }
 
 unsigned ksyms_proc_stack(struct ksyms *k, const char *text, uint64_t *frames, unsigned max,
@@ -441,10 +452,12 @@ unsigned ksyms_proc_stack(struct ksyms *k, const char *text, uint64_t *frames, u
 						mod[me - m - 1] = '\0';
 					}
 				}
-				if (ksyms_addr_of(k, sym, mod[0] ? mod : NULL, &addr) == 0)
+				if (addr_of_at(k, sym, mod[0] ? mod : NULL, off, &addr) == 0)
 					frames[n++] = addr + off;
 				else
 					(*unknown)++;
+			} else if (len) {
+				(*unknown)++;	/* a name longer than any we keep */
 			}
 		}
 		p = *eol ? eol + 1 : eol;

@@ -95,8 +95,15 @@ if rplus.get(reader, 0) < 10:
     ok = False
 sys.exit(0 if ok else 1)
 PY
-"$BIN" compare --tolerance 0.05 --map usecs "$TMP/bt-compat.json" "$TMP/bt.txt" > "$TMP/cmp" ||
-	{ cat "$TMP/cmp"; fail "distributions differ beyond 0.05"; }
+# The shapes: a third of the waits are wakeups of a few microseconds, and
+# perf's sample time and bpftrace's nsecs at one tracepoint differ by the
+# handlers that run between them (bpftrace's program, the two runs' own),
+# about a microsecond, more when a parallel make check loads the host: that
+# moves waits across the 8 us bucket edge (a CI run: 0.060, 25 of 445 waits
+# from 8-15 to 4-7 us, counts and sums above agreeing). 0.1 still fails
+# any real disagreement of the shapes; the sums are checked to 2% above.
+"$BIN" compare --tolerance 0.1 --map usecs "$TMP/bt-compat.json" "$TMP/bt.txt" > "$TMP/cmp" ||
+	{ cat "$TMP/cmp"; fail "distributions differ beyond 0.1"; }
 note "$(grep '^distance' "$TMP/cmp")"
 
 # --xval end to end: the banner comes once bpftrace is attached too

@@ -136,6 +136,28 @@ START_TEST(test_ksym_proc_stack)
 	ck_assert_uint_eq(ksyms_proc_stack(k, text, fr, 1, &unknown), 1);
 	ck_assert_uint_eq(ksyms_proc_stack(k, "", fr, 8, &unknown), 0);
 	ksyms_free(k);
+
+	/* two static functions of one name: the one whose extent holds the offset */
+	{
+		static const char dup[] = "ffffffff81001000 t show\n"
+					  "ffffffff81001010 t next_one\n"
+					  "ffffffff81002000 t show\n"
+					  "ffffffff81002100 t after\n";
+		char big[300];
+
+		ck_assert_int_eq(ksyms_parse(&k, dup, sizeof(dup) - 1), 0);
+		ck_assert_uint_eq(ksyms_proc_stack(k, "[<0>] show+0x40/0x100\n", fr, 8, &unknown), 1);
+		ck_assert_uint_eq(fr[0], 0xffffffff81002040);
+		ck_assert_uint_eq(ksyms_proc_stack(k, "[<0>] show+0x8/0x10\n", fr, 8, &unknown), 1);
+		ck_assert_uint_eq(fr[0], 0xffffffff81001008);
+		/* a name longer than any kept is counted, not silently dropped */
+		memset(big, 'a', sizeof(big));
+		memcpy(big, "[<0>] ", 6);
+		strcpy(big + 250, "+0x1/0x2\n");
+		ck_assert_uint_eq(ksyms_proc_stack(k, big, fr, 8, &unknown), 0);
+		ck_assert_uint_eq(unknown, 1);
+		ksyms_free(k);
+	}
 }
 END_TEST
 
