@@ -117,7 +117,8 @@ struct backend {
 	bool mono;
 	bool kstack, ustack;
 	bool switch_records;	/* context-switch records open on every CPU */
-	bool no_switch_records;	/* the kernel refused them (before 4.3) */
+	bool no_switch_records;	/* the kernel refused them (before 4.3), or the
+				 * benchmark's OFFCPU_FTRACE_NO_SWITCH_RECORDS */
 };
 
 static int setup_layout(struct backend *b, const struct trace_req *req,

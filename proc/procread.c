@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "procfs.h"
 #include "procread.h"
 
 int proc_parse_schedstat(const char *text, struct proc_sample *s)
@@ -100,39 +101,24 @@ bool proc_parse_wchan(const char *text, char fn[PROC_FRAME_LEN])
 
 unsigned proc_parse_stack(const char *text, char frames[PROC_FRAMES][PROC_FRAME_LEN])
 {
+	struct proc_kframe f;
 	const char *p = text;
 	unsigned n = 0;
 
 	while (*p && n < PROC_FRAMES) {
-		const char *eol = strchr(p, '\n'), *name, *end, *mod;
 		size_t len;
 
-		if (!eol)
-			eol = p + strlen(p);
-		name = strstr(p, "] ");
-		if (name && name < eol) {
-			name += 2;
-			/* "func+0x1b/0x80 [mod]": the name, then the module if any */
-			for (end = name; end < eol && *end != '+' && *end != ' '; end++)
-				;
-			len = (size_t)(end - name);
-			if (len >= PROC_FRAME_LEN)
-				len = PROC_FRAME_LEN - 1;
-			if (len) {
-				memcpy(frames[n], name, len);
-				frames[n][len] = '\0';
-				mod = memchr(end, '[', (size_t)(eol - end));
-				if (mod && len + 3 < PROC_FRAME_LEN) {
-					const char *me = memchr(mod, ']', (size_t)(eol - mod));
-
-					if (me)
-						snprintf(frames[n] + len, PROC_FRAME_LEN - len, " %.*s",
-							 (int)(me - mod + 1), mod);
-				}
-				n++;
-			}
-		}
-		p = *eol ? eol + 1 : eol;
+		p = proc_kstack_line(p, &f);
+		if (!f.name)
+			continue;
+		len = f.len < PROC_FRAME_LEN ? f.len : PROC_FRAME_LEN - 1;
+		memcpy(frames[n], f.name, len);
+		frames[n][len] = '\0';
+		/* "func [mod]" when it fits */
+		if (f.mod && len + 3 < PROC_FRAME_LEN)
+			snprintf(frames[n] + len, PROC_FRAME_LEN - len, " [%.*s]", (int)f.mod_len,
+				 f.mod);
+		n++;
 	}
 	return n;
 }

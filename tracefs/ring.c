@@ -38,13 +38,13 @@
  */
 #define ORDER_SLACK_NS (1000 * 1000ULL)
 /*
- * Pages a CPU's queue holds at most: reading stops there, the merge
- * consumes up to the horizon and reading goes on (ring_read's rounds), so
- * a backlog stays in the kernel's buffer instead of being copied out all
- * at once. 1 MiB of 4 KiB pages spans far more than ORDER_SLACK_NS even
+ * Bytes of pages a CPU's queue holds at most: reading stops there, the
+ * merge consumes up to the horizon and reading goes on (ring_read's
+ * rounds), so a backlog stays in the kernel's buffer instead of being
+ * copied out all at once. 1 MiB spans far more than ORDER_SLACK_NS even
  * at the highest rates (about 20 MB/s a CPU with stacks).
  */
-#define QUEUE_PAGES_MAX 256
+#define QUEUE_BYTES_MAX (1024 * 1024)
 /* early wakes: see ring_wait() */
 #define MIN_WAKE_GAP_NS (10 * 1000000ULL)
 #define FILL_NS_PER_KIB_QUARTER 12800ULL
@@ -292,8 +292,8 @@ static int open_cpus(struct backend *b, uint32_t buffer_kb, char *err, size_t er
 		b->page_size = (size_t)atoi(val) * 1024;
 	/* hold at most one kernel buffer's worth of pages per CPU, and 1 MiB */
 	per_cpu_pages = (unsigned)((uint64_t)buffer_kb * 1024 / b->page_size);
-	if (per_cpu_pages > QUEUE_PAGES_MAX * 4096 / b->page_size)
-		per_cpu_pages = (unsigned)(QUEUE_PAGES_MAX * 4096 / b->page_size);
+	if (per_cpu_pages > QUEUE_BYTES_MAX / b->page_size)
+		per_cpu_pages = (unsigned)(QUEUE_BYTES_MAX / b->page_size);
 	if (per_cpu_pages < 16)
 		per_cpu_pages = 16;
 	b->wake_gap_ns = (uint64_t)buffer_kb * FILL_NS_PER_KIB_QUARTER;

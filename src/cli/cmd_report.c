@@ -17,7 +17,7 @@ static const char report_help[] =
 "\n"
 "Options: those of the analysis (see 'offcpu-ftrace runq --help' and\n"
 "offcpu, triage), except --backend, --tracefs, --buffer-size, --cgroup,\n"
-"--xval and --record. Kernel frames are named from the symbols in the\n"
+"--xval, --record and --late-stacks. Kernel frames are named from the symbols in the\n"
 "recording; user frames print as addresses (the recorded processes' maps\n"
 "are not in the file). -o FILE writes the results to FILE, atomically.\n"
 "A recording made with -- COMMAND, -p or -t shows that scope again, as the\n"
@@ -69,9 +69,10 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (strcmp(o.backend, "auto") || o.tracefs || o.buffer_kb || o.cgroup || o.xval ||
-	    o.record_path) {
-		usage_err("report", "--backend, --tracefs, --buffer-size, --cgroup, --xval and "
-			  "--record are options of live runs");
+	    o.record_path || o.late_stacks) {
+		usage_err("report", "--backend, --tracefs, --buffer-size, --cgroup, --xval, "
+			  "--record and --late-stacks are options of live runs (a recording "
+			  "holds the stacks it was made with)");
 		return EXIT_USAGE;
 	}
 	o.replay_path = file;

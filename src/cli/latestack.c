@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* --late-stacks: kernel stacks of long blocks read from /proc while blocked. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "event.h"
+#include "fileread.h"
 #include "latestack.h"
 
 uint64_t late_stacks_period_ns(uint64_t min_us)
@@ -20,11 +19,6 @@ uint64_t late_stacks_period_ns(uint64_t min_us)
 int late_stacks_setup(struct late_stacks *ls, uint64_t min_us, struct ksyms *k, bool mono)
 {
 	memset(ls, 0, sizeof(*ls));
-	if (geteuid() != 0) {
-		err_msg("--late-stacks reads /proc/TID/stack, which only root can: run as root, "
-			"or drop --late-stacks");
-		return -1;
-	}
 	if (!mono) {
 		err_msg("--late-stacks compares the trace's times with the clock: this kernel's "
 			"tracefs has no mono trace clock; drop --late-stacks");
@@ -53,41 +47,30 @@ int late_stacks_wait_ms(const struct late_stacks *ls, uint64_t now, int ms)
 	return left < (uint64_t)ms ? (int)left : ms;
 }
 
-/* @path into ls->buf, NUL-terminated; its length or -1. */
-static ssize_t slurp(struct late_stacks *ls, const char *path)
-{
-	ssize_t n, len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)len < sizeof(ls->buf) - 1 &&
-	       (n = read(fd, ls->buf + len, sizeof(ls->buf) - 1 - (size_t)len)) > 0)
-		len += n;
-	close(fd);
-	ls->buf[len] = '\0';
-	return len;
-}
-
 /* The stack of @tid if it is still blocked (not R, not gone). */
 static unsigned read_stack(int32_t tid, uint64_t *frames, void *arg)
 {
 	struct late_stacks *ls = arg;
-	char path[64];
+	char path[64], *text;
 	const char *st;
-	unsigned unknown = 0, n;
+	unsigned unknown = 0, n = 0;
+	bool blocked;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if (slurp(ls, path) <= 0 || !(st = strrchr(ls->buf, ')')) || st[1] != ' ')
-		return 0;
+	text = file_read_max(path, 4096, NULL);
 	/* running or runnable: woken, its switch-in not read yet */
-	if (strchr("RXZx", st[2]))
+	blocked = text && (st = strrchr(text, ')')) && st[1] == ' ' && st[2] &&
+		  !strchr("RXZx", st[2]);
+	free(text);
+	if (!blocked)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/stack", (int)tid);
-	if (slurp(ls, path) <= 0)
-		return 0;
-	n = ksyms_proc_stack(ls->ksyms, ls->buf, frames, STACK_MAX_DEPTH, &unknown);
-	ls->unknown_frames += unknown;
+	text = file_read_max(path, 65536, NULL);
+	if (text) {
+		n = ksyms_proc_stack(ls->ksyms, text, frames, STACK_MAX_DEPTH, &unknown);
+		ls->unknown_frames += unknown;
+		free(text);
+	}
 	return n;
 }
 

@@ -23,14 +23,13 @@ struct late_stacks {
 	uint64_t next_ns;		/* CLOCK_MONOTONIC of the next scan */
 	struct ksyms *ksyms;
 	uint64_t unknown_frames;	/* frames whose symbol kallsyms lacks */
-	char buf[16384];
 };
 
 /* The scan's period for --min @min_us: half of it, 5 to 100 ms. */
 uint64_t late_stacks_period_ns(uint64_t min_us);
 /*
- * Checks that it can run (root, the mono clock, readable kallsyms) and
- * arms it. 0, or -1 after a one-line error.
+ * Checks that it can run (the mono clock, readable kallsyms; the caller
+ * checked root before tracing) and arms it. 0, or -1 after a one-line error.
  */
 int late_stacks_setup(struct late_stacks *ls, uint64_t min_us, struct ksyms *k, bool mono);
 /* @ms, shortened to the next scan. */

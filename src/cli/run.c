@@ -718,13 +718,7 @@ int run_trace(const struct trace_opts *o)
 	}
 	if (getenv("OFFCPU_FTRACE_DEBUG_TID"))
 		parse_pid(getenv("OFFCPU_FTRACE_DEBUG_TID"), &r->debug_tid);
-	if (o->late_stacks && o->replay_path) {
-		usage_err(o->cmd, "a recording holds the stacks it was made with: --late-stacks "
-			  "is for live runs");
-		free(r);
-		return EXIT_USAGE;
-	}
-	if (o->late_stacks && geteuid() != 0 && !o->dry_run) {
+	if (o->late_stacks && geteuid() != 0) {
 		err_msg("--late-stacks reads /proc/TID/stack, which only root can: run as root, "
 			"or drop --late-stacks");
 		free(r);
@@ -758,7 +752,7 @@ int run_trace(const struct trace_opts *o)
 		recorded_scope(r);
 	if (status < 0)
 		status = analyzer_from_opts(r, &cfg);
-	if (status < 0 && o->late_stacks && !o->dry_run &&
+	if (status < 0 && o->late_stacks &&
 	    late_stacks_setup(&r->late, o->min_us, r->ksyms, r->mono))
 		status = EXIT_FAIL;
 	if (status < 0) {

@@ -132,7 +132,8 @@ static void print_window(FILE *f, const struct trace_opts *o)
 static void print_output(FILE *f, const struct trace_opts *o)
 {
 	static const char *const fmts[] = { "text (BCC's layout)", "text (bpftrace's layout)",
-					    "JSON", "OpenMetrics" };
+					    "JSON", "OpenMetrics", "SVG" };
+	_Static_assert(sizeof(fmts) / sizeof(fmts[0]) == FMT_SVG + 1, "a name per format");
 	static const char *const keys[] = { "one histogram", "per process", "per thread",
 					    "per CPU", "per thread name" };
 

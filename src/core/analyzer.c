@@ -425,11 +425,17 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	if (d < c->off_min_ns || d > c->off_max_ns)
 		return 0;
 	record(an, &an->off, d, t->tid, tgid, cpu, comm);
-	/* triage: the part of off-CPU time that began with blocking */
+	/*
+	 * triage: intervals that began blocked, up to the wakeup (the wait
+	 * for a CPU after it is run-queue time, counted there)
+	 */
 	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN &&
-	    !sched_state_runnable(&c->states, t->off_state))
-		blk_by_state(an, record(an, &an->blk, d, t->tid, tgid, cpu, comm),
-			     t->off_state, d > wake_ns ? d - wake_ns : 0);
+	    !sched_state_runnable(&c->states, t->off_state)) {
+		uint64_t bd = d > wake_ns ? d - wake_ns : 0;
+
+		blk_by_state(an, record(an, &an->blk, bd, t->tid, tgid, cpu, comm),
+			     t->off_state, bd);
+	}
 	/* blocked time by the state it began in */
 	if (t->off_state == SCHED_STATE_UNKNOWN)
 		an->counts.blocked_other_ns += d;
@@ -529,14 +535,13 @@ static void note_new(struct analyzer *an, int32_t tid, const char *comm)
 
 	if (tid <= 0 || !(an->cfg.modes & (AN_OFFCPU | AN_RUNQ)))
 		return;
-	t = tasktab_find(&an->tasks, tid);
-	if (t && (t->flags & TASK_OFF))
-		return;		/* it did run: this is about a later start */
 	t = tasktab_get(&an->tasks, tid);
 	if (!t) {
 		an->counts.state_overflow++;
 		return;
 	}
+	if (t->flags & TASK_OFF)
+		return;		/* it did run: this is about a later start */
 	if (comm && !t->comm[0])
 		comm_copy(t->comm, comm);
 	t->flags |= TASK_NEW;
@@ -635,9 +640,9 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 			bound = t->runq_ts;
 		if (task_wanted(an, in, t->comm, &tgid))
 			unmeasured(an, in, tgid, cpu, t->comm);
-		clear_start(an, t, TASK_RUNQ | TASK_BLOCKED);
+		if (clear_start(an, t, TASK_RUNQ | TASK_BLOCKED))
+			t = NULL;
 	}
-	t = tasktab_find(&an->tasks, in);
 	if (t && (t->flags & TASK_OFF)) {
 		if (t->wake_ts > bound)
 			bound = t->wake_ts;

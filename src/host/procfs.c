@@ -108,3 +108,31 @@ bool proc_waits_for_child(int32_t pid)
 	return !strcmp(buf, "do_wait") || !strcmp(buf, "kernel_wait4") ||
 	       !strcmp(buf, "kernel_waitid");
 }
+
+const char *proc_kstack_line(const char *p, struct proc_kframe *f)
+{
+	const char *eol = strchr(p, '\n'), *name, *end, *mod, *me;
+
+	memset(f, 0, sizeof(*f));
+	if (!eol)
+		eol = p + strlen(p);
+	name = strstr(p, "] ");
+	if (name && name < eol) {
+		name += 2;
+		for (end = name; end < eol && *end != '+' && *end != ' '; end++)
+			;
+		if (end > name) {
+			f->name = name;
+			f->len = (size_t)(end - name);
+			if (*end == '+')
+				f->off = strtoull(end + 1, NULL, 16);
+			mod = memchr(end, '[', (size_t)(eol - end));
+			me = mod ? memchr(mod, ']', (size_t)(eol - mod)) : NULL;
+			if (me) {
+				f->mod = mod + 1;
+				f->mod_len = (size_t)(me - mod - 1);
+			}
+		}
+	}
+	return *eol ? eol + 1 : eol;
+}

@@ -21,4 +21,19 @@ int proc_comm(int32_t tid, char *buf, size_t len);
 /* Process @pid's main thread sleeps in wait4()/waitid() (its wchan, now). */
 bool proc_waits_for_child(int32_t pid);
 
+/* One frame of a /proc/<tid>/stack text, pointing into it. */
+struct proc_kframe {
+	const char *name;	/* the function, @len bytes; NULL: not a frame line */
+	size_t len;
+	uint64_t off;		/* its offset into the function */
+	const char *mod;	/* the module, @mod_len bytes (0: vmlinux) */
+	size_t mod_len;
+};
+
+/*
+ * The line at @p ("[<0>] func+0x1b/0x80 [mod]") into @f; returns the start
+ * of the next line (at the text's NUL after the last one).
+ */
+const char *proc_kstack_line(const char *p, struct proc_kframe *f);
+
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ksym.h"
+#include "procfs.h"
 
 #define KSYM_NO_MOD	UINT32_MAX	/* built into vmlinux */
 
@@ -416,51 +417,31 @@ int ksyms_addr_of(struct ksyms *k, const char *name, const char *mod, uint64_t *
 unsigned ksyms_proc_stack(struct ksyms *k, const char *text, uint64_t *frames, unsigned max,
 			  unsigned *unknown)
 {
+	struct proc_kframe f;
 	const char *p = text;
 	unsigned n = 0;
 
 	*unknown = 0;
 	while (*p && n < max) {
-		const char *eol = strchr(p, '\n'), *name, *end;
-		char sym[128], mod[64] = "";
-		unsigned long long off = 0;
+		char sym[128], mod[64];
 		uint64_t addr;
-		size_t len;
 
-		if (!eol)
-			eol = p + strlen(p);
-		/* "[<0>] func+0x1b/0x80 [mod]" */
-		name = strstr(p, "] ");
-		if (name && name < eol) {
-			name += 2;
-			for (end = name; end < eol && *end != '+' && *end != ' '; end++)
-				;
-			len = (size_t)(end - name);
-			if (len && len < sizeof(sym)) {
-				const char *m;
-
-				memcpy(sym, name, len);
-				sym[len] = '\0';
-				if (*end == '+')
-					off = strtoull(end + 1, NULL, 16);
-				m = memchr(end, '[', (size_t)(eol - end));
-				if (m) {
-					const char *me = memchr(m, ']', (size_t)(eol - m));
-
-					if (me && (size_t)(me - m - 1) < sizeof(mod)) {
-						memcpy(mod, m + 1, (size_t)(me - m - 1));
-						mod[me - m - 1] = '\0';
-					}
-				}
-				if (addr_of_at(k, sym, mod[0] ? mod : NULL, off, &addr) == 0)
-					frames[n++] = addr + off;
-				else
-					(*unknown)++;
-			} else if (len) {
-				(*unknown)++;	/* a name longer than any we keep */
-			}
+		p = proc_kstack_line(p, &f);
+		if (!f.name)
+			continue;
+		/* a name or module longer than any kallsyms holds is not there */
+		if (f.len >= sizeof(sym) || f.mod_len >= sizeof(mod)) {
+			(*unknown)++;
+			continue;
 		}
-		p = *eol ? eol + 1 : eol;
+		memcpy(sym, f.name, f.len);
+		sym[f.len] = '\0';
+		memcpy(mod, f.mod ? f.mod : "", f.mod_len);
+		mod[f.mod_len] = '\0';
+		if (addr_of_at(k, sym, f.mod ? mod : NULL, f.off, &addr) == 0)
+			frames[n++] = addr + f.off;
+		else
+			(*unknown)++;
 	}
 	return n;
 }

@@ -16,7 +16,7 @@ fuzz_sources() {
 		"src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
 		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
 	tdatown) echo "tracefs/tdatread.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
-		"src/sym/ksym.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
+		"src/sym/ksym.c src/host/procfs.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
 		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
 	esac
 }

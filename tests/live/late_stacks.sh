@@ -65,7 +65,7 @@ refuse 1 "samples its stacks itself" "$BIN" offcpu -K --late-stacks --min 1000 -
 refuse 2 "needs --min of at least 1000" "$BIN" offcpu -K --late-stacks 1
 refuse 2 "add -K" "$BIN" offcpu --late-stacks --min 1000 1
 "$BIN" record -o "$TMP/r.dat" -- sleep 0.1 > /dev/null 2>&1 || fail "record failed"
-refuse 2 "is for live runs" "$BIN" report "$TMP/r.dat" offcpu -K --late-stacks --min 1000
+refuse 2 "options of live runs" "$BIN" report "$TMP/r.dat" offcpu -K --late-stacks --min 1000
 if su nobody -s /bin/sh -c "test -x '$BIN'" 2> /dev/null; then
 	refuse 1 "only root can" su nobody -s /bin/sh -c "'$BIN' offcpu -K --late-stacks --min 1000 1"
 fi
