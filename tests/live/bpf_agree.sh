@@ -60,8 +60,7 @@ bt_start() {	# PROGRAM OUT
 	fail "bpftrace did not attach"
 }
 bt_stop() {
-	kill -INT "$BT_PID"
-	wait "$BT_PID"
+	stop_bpftrace "$BT_PID" || fail "bpftrace did not exit on SIGINT or SIGTERM"
 }
 
 # BT JSON: print the comparison; exit 0 complete+agrees, 3 partial and

@@ -101,3 +101,25 @@ burst() {
 		WORKLOAD_EXIT=1 "$WORKLOAD" runq "$(( $(nproc) - 1 ))" 2 1000 > /dev/null
 	fi
 }
+
+# stop_bpftrace PID: SIGINT (bpftrace prints its maps and exits); bpftrace
+# 0.17 sometimes ignores it under load (docs/performance.md, "bpftrace
+# exit"): SIGTERM after 20 s, which prints the maps as well, SIGKILL after
+# 10 s more. Returns 1 when it had to be killed (no maps printed).
+stop_bpftrace() {
+	local pid=$1 i
+	kill -INT "$pid" 2> /dev/null
+	for i in $(seq 1 200); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2> /dev/null; then
+		note "bpftrace ignored SIGINT for 20 s: SIGTERM"
+		kill -TERM "$pid" 2> /dev/null
+		for i in $(seq 1 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+	fi
+	if kill -0 "$pid" 2> /dev/null; then
+		kill -KILL "$pid" 2> /dev/null
+		wait "$pid" 2> /dev/null
+		return 1
+	fi
+	wait "$pid" 2> /dev/null
+	return 0
+}

@@ -58,7 +58,7 @@ wl=$!
 BG_PIDS="$BG_PIDS $wl"
 wait $p1 || fail "runq --compat=bpftrace exited $?"
 wait $p2 || fail "runq --compat=bcc exited $?"
-kill -INT $bt; wait $bt
+stop_bpftrace $bt || fail "bpftrace did not exit on SIGINT or SIGTERM"
 kill $wl; wait $wl 2>/dev/null
 check_restored "two concurrent runs beside bpftrace"
 
