@@ -123,7 +123,7 @@ static int rd_str(struct rd *r, char *buf, size_t cap, const char *what)
 {
 	uint64_t start = r->off, left = r->end > r->off ? r->end - r->off : 0;
 	size_t n = cap < left ? cap : (size_t)left;
-	char *nul;
+	char *nul, *c;
 	int ret;
 
 	if (!n)
@@ -134,6 +134,12 @@ static int rd_str(struct rd *r, char *buf, size_t cap, const char *what)
 	nul = memchr(buf, '\0', n);
 	if (!nul)
 		return rd_fail(r, -EINVAL, start, "%s is not a terminated string", what);
+	/* names, versions and clocks: printable, or an error or footer echoing it breaks */
+	for (c = buf; c < nul; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return rd_fail(r, -EINVAL, start + (uint64_t)(c - buf),
+				       "%s holds a control character (0x%02x)", what,
+				       (unsigned char)*c);
 	r->off = start + (uint64_t)(nul - buf) + 1;
 	return 0;
 }

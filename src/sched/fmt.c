@@ -95,7 +95,27 @@ int fmt_add_event(struct sched_layout *l, const char *text, size_t len)
 
 	if (type < 0)
 		return type;
-	err = tep_parse_event(l->tep, text, len, ev_system((unsigned)type));
+	/*
+	 * libtraceevent gets the fields only, with an empty print fmt: the
+	 * layout needs nothing from its print parser (the prev_state letters
+	 * are read below, by fmt_parse_states), and that parser crashes on
+	 * malformed text (an unknown token before "->", say) that a damaged
+	 * recording can carry.
+	 */
+	{
+		const char *pf = memmem(text, len, "\nprint fmt:", 11);
+		size_t head = pf ? (size_t)(pf - text) + 1 : len;
+		static const char empty[] = "print fmt: \"\"\n";
+		char *copy = malloc(head + sizeof(empty));
+
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, text, head);
+		memcpy(copy + head, empty, sizeof(empty));
+		err = tep_parse_event(l->tep, copy, head + sizeof(empty) - 1,
+				      ev_system((unsigned)type));
+		free(copy);
+	}
 	if (err)
 		return -EINVAL;
 	l->id[type] = 0;	/* set for real in fmt_resolve() */

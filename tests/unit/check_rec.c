@@ -786,12 +786,24 @@ START_TEST(test_tep_states)
 	const char *k = fixture_kernels[_i];
 	struct sched_layout l;
 	struct sched_states st;
+	struct tep_handle *tep;
+	size_t len;
+	char *text;
 	bool from;
 
+	/* the whole format, print fmt too, parsed as libtracecmd does */
 	ck_assert_int_eq(fixture_layout(&l, k), 0);
-	ck_assert_int_eq(fmt_tep_states(l.tep, &st, &from), 0);
+	text = fixture_read(fixture_path("kernels/%s/raw/sched_switch.format", k), &len);
+	ck_assert_ptr_nonnull(text);
+	tep = tep_alloc();
+	ck_assert_ptr_nonnull(tep);
+	tep_set_long_size(tep, sizeof(long));
+	ck_assert_int_eq(tep_parse_event(tep, text, len, "sched"), 0);
+	ck_assert_int_eq(fmt_tep_states(tep, &st, &from), 0);
 	ck_assert(from);
 	ck_assert_mem_eq(&st, &l.states, sizeof(st));
+	tep_free(tep);
+	free(text);
 	fmt_fini(&l);
 }
 END_TEST
