@@ -159,24 +159,6 @@ static int write_all(int fd, const void *p, size_t n, off_t off)
 	return 0;
 }
 
-static int read_all(int fd, void *p, size_t n, off_t off)
-{
-	char *c = p;
-
-	while (n) {
-		ssize_t r = pread(fd, c, n, off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		c += r;
-		n -= (size_t)r;
-		off += r;
-	}
-	return 0;
-}
-
 static char *path_join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
@@ -505,7 +487,7 @@ static int kstack_addrs(struct recfile *r, uint64_t **out, size_t *n)
 	if (ret)
 		goto out;
 	for (i = 0; i < r->npages; i++) {
-		ret = read_all(r->spool, page, r->page_size, (off_t)(i * r->page_size));
+		ret = file_pread_all(r->spool, page, r->page_size, (uint64_t)i * r->page_size);
 		if (ret)
 			goto out_cursor;
 		if (page_cursor_load(&c, &r->layout, page, r->page_size) == -EINVAL)
@@ -886,7 +868,7 @@ static int copy_range(struct recfile *r, off_t from, off_t to, size_t n, void *b
 		while (n) {
 			size_t step = n < r->page_size ? n : r->page_size;
 
-			if ((ret = read_all(r->spool, buf, step, from)) ||
+			if ((ret = file_pread_all(r->spool, buf, step, (uint64_t)from)) ||
 			    (ret = write_all(r->fd, buf, step, to)))
 				return ret;
 			from += (off_t)step;

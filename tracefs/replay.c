@@ -29,6 +29,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "errf.h"
+#include "fileread.h"
 #include "backend.h"
 #include "tracefs_backends.h"
 #include "decode.h"
@@ -59,24 +60,6 @@ struct backend {
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	char *p = buf;
-
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 /*
  * Every page of the uncompressed CPU data, as the ring backend checks
  * what the kernel hands it; counts records and missed events per CPU.
@@ -105,7 +88,7 @@ static int check_pages(struct backend *b, uint64_t *count, char *err, size_t err
 			int missed;
 
 			memset(page, 0, t->page_size);
-			ret = read_at(b->fd, page, len, off);
+			ret = file_pread_all(b->fd, page, len, off);
 			if (ret) {
 				errf(err, errlen, ret, "cannot read %s at offset %" PRIu64, b->path,
 				     off);
@@ -174,31 +157,6 @@ static int count_records(struct backend *b, const uint64_t *checked, char *err,
 	b->window_start = first == UINT64_MAX ? 0 : first;
 	b->window_end = last;
 	return 0;
-}
-
-static void parse_lost(struct backend *b)
-{
-	char buf[65536], *p, *end;
-	unsigned cpu;
-
-	if (tdat_meta_get(&b->dat, "lost", buf, sizeof(buf)) == 0) {
-		for (p = buf, cpu = 0; *p && cpu < b->ncpu; cpu++) {
-			uint64_t n = strtoull(p, &end, 10);
-
-			if (end == p)
-				break;
-			/* the capture's count includes what the page headers said */
-			b->lost[cpu] = n;
-			p = *end == ',' ? end + 1 : end;
-		}
-		return;
-	}
-	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		uint64_t n = tdat_cpustat_lost(&b->dat, cpu);
-
-		if (n > b->lost[cpu])
-			b->lost[cpu] = n;
-	}
 }
 
 /*
@@ -322,7 +280,7 @@ static int replay_open(struct backend **out, const struct trace_req *req, char *
 	struct backend *b = calloc(1, sizeof(*b));
 	uint64_t *checked = NULL;
 	const char *missing;
-	char num[32], fdpath[PATH_MAX];
+	char fdpath[PATH_MAX];
 	struct stat st;
 	int ret;
 
@@ -416,24 +374,11 @@ static int replay_open(struct backend **out, const struct trace_req *req, char *
 	free(checked);
 	if (ret)
 		return ret;
-	parse_lost(b);
+	tdat_lost(&b->dat, b->lost, b->ncpu);
 
 	b->from_offcpu = b->dat.offcpu != NULL;
-	/* ours, else TRACECLOCK (or v7's BUFFER option) */
-	if (tdat_meta_get(&b->dat, "clock", b->clock, sizeof(b->clock)))
-		snprintf(b->clock, sizeof(b->clock), "%s",
-			 b->dat.clock[0] ? b->dat.clock : "unknown");
-	/* the capture's window when it gave one, else first to last event */
-	if (tdat_meta_get(&b->dat, "window_start_ns", num, sizeof(num)) == 0) {
-		uint64_t start = strtoull(num, NULL, 10), end = 0;
-
-		if (tdat_meta_get(&b->dat, "window_end_ns", num, sizeof(num)) == 0)
-			end = strtoull(num, NULL, 10);
-		if (end > start) {
-			b->window_start = start;
-			b->window_end = end;
-		}
-	}
+	tdat_clock_window(&b->dat, b->clock, sizeof(b->clock), &b->window_start,
+			  &b->window_end);
 	return 0;
 }
 
@@ -519,15 +464,7 @@ static const struct sched_states *replay_states(struct backend *b)
 
 static unsigned replay_events(struct backend *b)
 {
-	unsigned t, m = 0;
-
-	if (!b->layout_ok)
-		return 0;
-	/* sched events by their format (none may have fired); stacks by records */
-	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
-		if (b->layout.id[t] >= 0)
-			m |= 1u << t;
-	return m | (b->seen & ((1u << SEV_KSTACK) | (1u << SEV_USTACK)));
+	return b->layout_ok ? fmt_recorded_events(&b->layout, b->seen) : 0;
 }
 
 static int replay_close(struct backend *b, char *err, size_t errlen)

@@ -1093,6 +1093,49 @@ int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len)
 	return -ENOENT;
 }
 
+void tdat_lost(const struct tdat *t, uint64_t *lost, unsigned ncpu)
+{
+	char buf[65536], *p, *end;
+	unsigned cpu;
+
+	if (tdat_meta_get(t, "lost", buf, sizeof(buf)) == 0) {
+		for (p = buf, cpu = 0; *p && cpu < ncpu; cpu++) {
+			uint64_t n = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			lost[cpu] = n;
+			p = *end == ',' ? end + 1 : end;
+		}
+		return;
+	}
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		uint64_t n = tdat_cpustat_lost(t, cpu);
+
+		if (n > lost[cpu])
+			lost[cpu] = n;
+	}
+}
+
+void tdat_clock_window(const struct tdat *t, char *clock, size_t len, uint64_t *start,
+		       uint64_t *end)
+{
+	char num[32];
+
+	if (tdat_meta_get(t, "clock", clock, len))
+		snprintf(clock, len, "%s", t->clock[0] ? t->clock : "unknown");
+	if (tdat_meta_get(t, "window_start_ns", num, sizeof(num)) == 0) {
+		uint64_t s = strtoull(num, NULL, 10), e = 0;
+
+		if (tdat_meta_get(t, "window_end_ns", num, sizeof(num)) == 0)
+			e = strtoull(num, NULL, 10);
+		if (e > s) {
+			*start = s;
+			*end = e;
+		}
+	}
+}
+
 void tdat_scope(const struct tdat *t, struct rec_scope *s)
 {
 	char num[32];

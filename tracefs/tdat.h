@@ -112,6 +112,21 @@ uint64_t tdat_cpustat_lost(const struct tdat *t, unsigned cpu);
  */
 int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len);
 
+/*
+ * Events lost per CPU into @lost[0..@ncpu): the capture's own "lost="
+ * counts when it wrote them (they include what the page headers said),
+ * else the recorded CPU stats where they say more than @lost holds.
+ */
+void tdat_lost(const struct tdat *t, uint64_t *lost, unsigned ncpu);
+
+/*
+ * The recording's clock into @clock (ours, else TRACECLOCK or v7's
+ * BUFFER option, else "unknown"), and the capture's window into
+ * *@start, *@end when it gave one (else they keep first to last event).
+ */
+void tdat_clock_window(const struct tdat *t, char *clock, size_t len, uint64_t *start,
+		       uint64_t *end);
+
 /* The recorded run's scope (scope=, scope_id=, ...); kind "" when absent. */
 void tdat_scope(const struct tdat *t, struct rec_scope *s);
 

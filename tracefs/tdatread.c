@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "decode.h"
 #include "errf.h"
+#include "fileread.h"
 #include "fmt.h"
 #include "ksym.h"
 #include "recfile.h"
@@ -76,24 +77,6 @@ struct backend {
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
-static int read_at(int fd, void *buf, size_t n, uint64_t off)
-{
-	char *p = buf;
-
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 /* Decompress @src into @dst of exactly @dlen bytes. 0 or -EINVAL/-ENOTSUP. */
 static int inflate_chunk(const struct backend *b, const void *src, size_t slen, void *dst,
 			 size_t dlen)
@@ -121,7 +104,7 @@ static int read_compressed(struct backend *b, uint64_t *off, uint64_t end, size_
 	uint8_t *src, *dst;
 	int ret;
 
-	if (end - *off < 8 || (ret = read_at(b->fd, hdr, 8, *off)))
+	if (end - *off < 8 || (ret = file_pread_all(b->fd, hdr, 8, *off)))
 		return -EINVAL;
 	hdr[0] = le32toh(hdr[0]);
 	hdr[1] = le32toh(hdr[1]);
@@ -129,7 +112,7 @@ static int read_compressed(struct backend *b, uint64_t *off, uint64_t end, size_
 		return -EINVAL;
 	src = malloc(hdr[0] ? hdr[0] : 1);
 	dst = malloc(hdr[1]);
-	ret = !src || !dst ? -ENOMEM : read_at(b->fd, src, hdr[0], *off + 8);
+	ret = !src || !dst ? -ENOMEM : file_pread_all(b->fd, src, hdr[0], *off + 8);
 	if (!ret)
 		ret = inflate_chunk(b, src, hdr[0], dst, hdr[1]);
 	free(src);
@@ -161,7 +144,7 @@ static int load_part(struct backend *b, enum tdat_part_id id, uint8_t **out, siz
 	if (!*out)
 		return -ENOMEM;
 	*len = (size_t)p->size;
-	return read_at(b->fd, *out, *len, off);
+	return file_pread_all(b->fd, *out, *len, off);
 }
 
 /* A cursor over a part's bytes: every read is bounded. */
@@ -345,7 +328,7 @@ static int next_page(struct backend *b, struct rcpu *c, size_t *len)
 	*len = c->end - c->off < ps ? (size_t)(c->end - c->off) : ps;
 	memset(c->page, 0, ps);
 	c->page_off = c->off;
-	ret = read_at(b->fd, c->page, *len, c->off);
+	ret = file_pread_all(b->fd, c->page, *len, c->off);
 	if (ret)
 		return ret;
 	c->off += ps;
@@ -403,7 +386,7 @@ static int cpu_rewind(struct backend *b, unsigned cpu)
 	c->chunks = 0;
 	if (c->z && d->size) {
 		/* "u32 count" of chunks, then the chunks, to the section's end */
-		if (read_at(b->fd, &n, 4, c->off))
+		if (file_pread_all(b->fd, &n, 4, c->off))
 			return -EIO;
 		c->chunks = le32toh(n);
 		c->off += 4;
@@ -449,52 +432,6 @@ static int count_records(struct backend *b, char *err, size_t errlen)
 	b->window_start = first == UINT64_MAX ? 0 : first;
 	b->window_end = last;
 	return 0;
-}
-
-static void parse_lost(struct backend *b)
-{
-	char buf[65536], *p, *end;
-	unsigned cpu;
-
-	if (tdat_meta_get(&b->dat, "lost", buf, sizeof(buf)) == 0) {
-		for (p = buf, cpu = 0; *p && cpu < b->ncpu; cpu++) {
-			uint64_t n = strtoull(p, &end, 10);
-
-			if (end == p)
-				break;
-			/* the capture's count includes what the page headers said */
-			b->lost[cpu] = n;
-			p = *end == ',' ? end + 1 : end;
-		}
-		return;
-	}
-	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		uint64_t n = tdat_cpustat_lost(&b->dat, cpu);
-
-		if (n > b->lost[cpu])
-			b->lost[cpu] = n;
-	}
-}
-
-static void window_and_clock(struct backend *b)
-{
-	char num[32];
-
-	/* ours, else TRACECLOCK (or v7's BUFFER option) */
-	if (tdat_meta_get(&b->dat, "clock", b->clock, sizeof(b->clock)))
-		snprintf(b->clock, sizeof(b->clock), "%s",
-			 b->dat.clock[0] ? b->dat.clock : "unknown");
-	/* the capture's window when it gave one, else first to last event */
-	if (tdat_meta_get(&b->dat, "window_start_ns", num, sizeof(num)) == 0) {
-		uint64_t start = strtoull(num, NULL, 10), end = 0;
-
-		if (tdat_meta_get(&b->dat, "window_end_ns", num, sizeof(num)) == 0)
-			end = strtoull(num, NULL, 10);
-		if (end > start) {
-			b->window_start = start;
-			b->window_end = end;
-		}
-	}
 }
 
 static int open_file(struct backend *b, const char *path, char *err, size_t errlen)
@@ -564,8 +501,9 @@ static int tdr_open(struct backend **out, const struct trace_req *req, char *err
 	}
 	if ((ret = count_records(b, err, errlen)))
 		return ret;
-	parse_lost(b);
-	window_and_clock(b);
+	tdat_lost(&b->dat, b->lost, b->ncpu);
+	tdat_clock_window(&b->dat, b->clock, sizeof(b->clock), &b->window_start,
+			  &b->window_end);
 	return 0;
 }
 
@@ -656,15 +594,7 @@ static const struct sched_states *tdr_states(struct backend *b)
 
 static unsigned tdr_events(struct backend *b)
 {
-	unsigned t, m = 0;
-
-	if (!b->layout_ok)
-		return 0;
-	/* sched events by their format (none may have fired); stacks by records */
-	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
-		if (b->layout.id[t] >= 0)
-			m |= 1u << t;
-	return m | (b->seen & ((1u << SEV_KSTACK) | (1u << SEV_USTACK)));
+	return b->layout_ok ? fmt_recorded_events(&b->layout, b->seen) : 0;
 }
 
 /* frames are addresses: named from the recording's kallsyms, never the host's */

@@ -57,3 +57,21 @@ char *file_read(const char *path, size_t *len)
 {
 	return file_read_max(path, FILE_READ_MAX, len);
 }
+
+int file_pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}

@@ -4,6 +4,7 @@
 #define OFFCPU_FILEREAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define FILE_READ_MAX (16u << 20)	/* default bound: 16 MiB */
 
@@ -16,5 +17,11 @@
 char *file_read_max(const char *path, size_t max, size_t *len);
 /* file_read_max() with FILE_READ_MAX. */
 char *file_read(const char *path, size_t *len);
+
+/*
+ * Exactly @n bytes of @fd at @off into @buf (pread, again after EINTR
+ * and short reads). Returns 0, a negative errno, or -EIO at end of file.
+ */
+int file_pread_all(int fd, void *buf, size_t n, uint64_t off);
 
 #endif

@@ -64,38 +64,6 @@ static int fail(struct parser *ps, unsigned line, const char *fmt, ...)
 	return ret;
 }
 
-/*
- * The whole of [s, e) as a number in @base (10 or 16): digits only, no
- * sign, no spaces, no prefix. 0, -EINVAL or -ERANGE.
- */
-static int span_u64(const char *s, const char *e, int base, uint64_t *out)
-{
-	size_t n = (size_t)(e - s), i;
-	unsigned long long v;
-	char buf[32], *end;
-
-	if (n == 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (base == 16 ? !isxdigit(c) : !isdigit(c))
-			return -EINVAL;
-	}
-	if (n >= sizeof(buf))
-		return -ERANGE;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, base);
-	if (end != buf + n)
-		return -EINVAL;
-	if (errno == ERANGE)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
 /* Characters of a key or value name as hist_field_name() prints it. */
 static bool is_name_char(char c)
 {
@@ -742,8 +710,6 @@ int khist_parse(const char *text, size_t len, struct khist **out,
 		   char *err, size_t errlen)
 {
 	struct parser ps;
-	const char *nul;
-	unsigned line;
 	int ret;
 
 	if (err && errlen)
@@ -758,14 +724,8 @@ int khist_parse(const char *text, size_t len, struct khist **out,
 	ps.errlen = errlen;
 	ps.r.p = text;
 	ps.r.end = text + len;
-	if (len > KHIST_MAX_INPUT)
-		return fail(&ps, 1, "input larger than %u bytes", KHIST_MAX_INPUT);
-	nul = len ? memchr(text, '\0', len) : NULL;
-	if (nul) {
-		for (line = 1, ps.r.p = text; ps.r.p < nul; ps.r.p++)
-			line += *ps.r.p == '\n';
-		return fail(&ps, line, "NUL byte in the text");
-	}
+	if ((ret = text_check(text, len, KHIST_MAX_INPUT, err, errlen)))
+		return ret;
 	ps.hf = calloc(1, sizeof(*ps.hf));
 	if (!ps.hf)
 		return -ENOMEM;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The text parsers' line scanner and span helpers. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,4 +119,65 @@ int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list 
 	if (n >= 0 && (size_t)n < errlen)
 		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
 	return -EINVAL;
+}
+
+/*
+ * The whole of [s, e) as a number in @base (10 or 16): digits only, no
+ * sign, no spaces, no prefix. 0, -EINVAL or -ERANGE.
+ */
+int span_u64(const char *s, const char *e, int base, uint64_t *out)
+{
+	size_t n = (size_t)(e - s), i;
+	unsigned long long v;
+	char buf[32], *end;
+
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (base == 16 ? !isxdigit(c) : !isdigit(c))
+			return -EINVAL;
+	}
+	if (n >= sizeof(buf))
+		return -ERANGE;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, base);
+	if (end != buf + n)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = line_fail(err, errlen, line, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int text_check(const char *text, size_t len, size_t max, char *err, size_t errlen)
+{
+	const char *nul, *p;
+	unsigned line = 1;
+
+	if (len > max)
+		return failf(err, errlen, 1, "input larger than %zu bytes", max);
+	nul = len ? memchr(text, '\0', len) : NULL;
+	if (!nul)
+		return 0;
+	for (p = text; p < nul; p++)
+		line += *p == '\n';
+	return failf(err, errlen, line, "NUL byte in the text");
 }

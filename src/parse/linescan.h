@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The text being parsed, one line at a time. */
 struct reader {
@@ -45,6 +46,16 @@ const char *span_find(const char *s, const char *e, const char *needle);
 char *span_dup(const char *s, const char *e, size_t max);
 /* @v grown to hold more than @n items of @size; NULL when out of memory. */
 void *grow(void *v, size_t *cap, size_t n, size_t size);
+/*
+ * The whole of [s, e) as a number in @base (10 or 16): digits only, no
+ * sign, no spaces, no prefix. 0, -EINVAL or -ERANGE.
+ */
+int span_u64(const char *s, const char *e, int base, uint64_t *out);
+/*
+ * A text parsers take: at most @max bytes, no NUL in it. 0, or -EINVAL
+ * with "line N: what" in @err.
+ */
+int text_check(const char *text, size_t len, size_t max, char *err, size_t errlen);
 /* "line N: <fmt>" into @err; returns -EINVAL (a parse error). */
 int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));

@@ -42,32 +42,6 @@ static char *str_dup(const char *s)
 	return span_dup(s, s + strlen(s), SIZE_MAX);
 }
 
-/* The whole of [s, e) as a decimal u64: digits only. 0, -EINVAL, -ERANGE. */
-static int span_u64(const char *s, const char *e, uint64_t *out)
-{
-	size_t n = (size_t)(e - s), i;
-	unsigned long long v;
-	char buf[32], *end;
-
-	if (n == 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!is_digit(s[i]))
-			return -EINVAL;
-	if (n >= sizeof(buf))
-		return -ERANGE;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (end != buf + n)
-		return -EINVAL;
-	if (errno == ERANGE)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
 /* Digits at *@p, which moves past them. */
 static int take_u64(const char **p, const char *e, uint64_t *out)
 {
@@ -76,7 +50,7 @@ static int take_u64(const char **p, const char *e, uint64_t *out)
 
 	while (d < e && is_digit(*d))
 		d++;
-	ret = span_u64(*p, d, out);
+	ret = span_u64(*p, d, 10, out);
 	if (!ret)
 		*p = d;
 	return ret;
@@ -1378,8 +1352,6 @@ int peerhist_parse(const char *text, size_t len,
 	enum peerhist_format fmt = o->format;
 	struct khist *hf;
 	struct parser ps;
-	const char *nul;
-	unsigned line;
 	int ret;
 
 	if (err && errlen)
@@ -1394,14 +1366,8 @@ int peerhist_parse(const char *text, size_t len,
 	ps.errlen = errlen;
 	ps.r.p = text;
 	ps.r.end = text + len;
-	if (len > PEERHIST_MAX_INPUT)
-		return fail(&ps, 1, "input larger than %u bytes", PEERHIST_MAX_INPUT);
-	nul = len ? memchr(text, '\0', len) : NULL;
-	if (nul) {
-		for (line = 1; text < nul; text++)
-			line += *text == '\n';
-		return fail(&ps, line, "NUL byte in the text");
-	}
+	if ((ret = text_check(text, len, PEERHIST_MAX_INPUT, err, errlen)))
+		return ret;
 	if (fmt == PEERHIST_UNKNOWN) {
 		size_t i = 0;
 

@@ -218,6 +218,16 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 	return 0;
 }
 
+unsigned fmt_recorded_events(const struct sched_layout *l, unsigned seen)
+{
+	unsigned t, m = 0;
+
+	for (t = SEV_SWITCH; t < SEV_NSCHED; t++)
+		if (l->id[t] >= 0)
+			m |= 1u << t;
+	return m | (seen & ((1u << SEV_KSTACK) | (1u << SEV_USTACK)));
+}
+
 /* ---- prev_state letters and the preempt flag, from the print fmt ---- */
 
 struct cexpr {

@@ -48,6 +48,12 @@ int fmt_add_event(struct sched_layout *l, const char *text, size_t len);
 /* Resolve offsets of everything added; -EINVAL names in *missing. */
 int fmt_resolve(struct sched_layout *l, const char **missing);
 
+/*
+ * A recording's events (1 << SEV_x): the sched ones whose format it
+ * holds (none may have fired), the stack ones by @seen, the records read.
+ */
+unsigned fmt_recorded_events(const struct sched_layout *l, unsigned seen);
+
 /* Read prev_state's letters and the preempt flag from sched_switch's print fmt. */
 int fmt_parse_states(const char *format_text, struct sched_states *st, bool *from_fmt);
 /* Evaluate a C constant expression of integers, ( ) | & + - << >>. */

@@ -13,10 +13,11 @@ fuzz_sources() {
 	khist) echo "src/parse/khist.c src/parse/linescan.c" ;;
 	peerhist) echo "src/parse/peerhist.c src/parse/khist.c src/parse/linescan.c" ;;
 	tdat) echo "tracefs/replay.c tracefs/tdat.c src/sched/fmt_tep.c src/sched/decode.c" \
-		"src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
+		"src/host/fileread.c src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
 		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
 	tdatown) echo "tracefs/tdatread.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
-		"src/sym/ksym.c src/host/procfs.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
+		"src/sym/ksym.c src/host/procfs.c src/host/fileread.c src/core/event.c" \
+		"src/core/errf.c src/core/analyzer.c" \
 		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
 	esac
 }
