@@ -34,6 +34,7 @@
 #include "proc_backends.h"
 #include "proctasks.h"
 #include "stacks.h"
+#include "hash.h"
 
 #define PROC_MAX_NAMES 65536	/* distinct kernel function names kept */
 #define PROC_MAX_TASKS (1u << 17)	/* threads followed at once */
@@ -91,19 +92,10 @@ static uint64_t boot_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
 /* The token of kernel function @name; 0 when the table is full. */
 static uint64_t name_token(struct backend *b, const char *name)
 {
-	uint64_t h = str_hash(name);
+	uint64_t h = fnv1a64_str(name);
 	uint32_t i;
 
 	for (i = posindex_first(&b->name_index, h); b->name_index.slot[i] >= 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileread.h"
 #include "proctasks.h"
 
 int ptasks_init(struct ptasks *t, uint32_t max)
@@ -260,20 +261,14 @@ static int add_children(int32_t pid, struct pidset *followed)
 		return 0;
 	while ((de = readdir(d))) {
 		int32_t tid = (int32_t)atoi(de->d_name);
-		ssize_t n;
 		char *p, *end;
-		int fd;
 
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (file_read_buf(path, buf, sizeof(buf)) < 0)
 			continue;
 		found = 0;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
 		for (p = buf;; p = end) {
 			long c = strtol(p, &end, 10);
 
@@ -299,18 +294,12 @@ static void add_by_parent(struct pidset *followed)
 		int32_t pid = (int32_t)atoi(de->d_name);
 		struct proc_sample s;
 		char path[64], buf[1024];
-		ssize_t n;
-		int fd;
 
 		if (pid <= 0 || pidset_has(followed, pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (file_read_buf(path, buf, sizeof(buf)) < 0)
 			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
 		if (!proc_parse_stat(buf, &s) && pidset_has(followed, s.ppid))
 			pidset_add(followed, pid);
 	}

@@ -130,18 +130,12 @@ static int owner_pid(const char *name)
 
 static bool owner_alive(int pid)
 {
-	char path[64], comm[32] = "";
-	ssize_t n;
-	int fd;
+	char path[64], comm[32];
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
 	/* a recycled pid running something else does not own the instance */
-	return n > 0 && !strncmp(comm, "offcpu-ftrace", 13);
+	return file_read_buf(path, comm, sizeof(comm)) > 0 &&
+	       !strncmp(comm, "offcpu-ftrace", 13);
 }
 
 int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, void *arg),

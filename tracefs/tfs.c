@@ -13,6 +13,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "fileread.h"
 #include "tfs.h"
 
 static int undo_push(struct tfs_undo_list *u, struct tfs_undo *e)
@@ -206,20 +207,10 @@ int tfs_inst_read(struct tracefs_instance *inst, const char *file, char *buf, si
 {
 	char *path = tracefs_instance_get_file(inst, file);
 	ssize_t n;
-	int fd, e;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	e = errno;
+	n = file_read_buf(path, buf, len);
 	tracefs_put_tracing_file(path);
-	if (fd < 0)
-		return -e;
-	n = read(fd, buf, len - 1);
-	e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	buf[n] = '\0';
-	return 0;
+	return n < 0 ? (int)n : 0;
 }

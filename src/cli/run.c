@@ -228,6 +228,20 @@ static int replay_loop(struct run *r)
 	return EXIT_OK;
 }
 
+const char *run_what(const struct trace_opts *o)
+{
+	if (o->record_only)
+		return "sched events into a recording";
+	if (o->triage)
+		return "where time goes (running, waiting for a CPU, blocked)";
+	if (o->modes & AN_RUNQ)
+		return "run-queue latency";
+	if (o->kstack || o->ustack)
+		return o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
+		       o->kstack ? "off-CPU time by kernel stack" : "off-CPU time by user stack";
+	return "off-CPU time";
+}
+
 /* "tracing ... Hit Ctrl-C to end." on stderr: tests and users wait for it */
 static void print_banner(const struct run *r, const char *what)
 {
@@ -254,7 +268,6 @@ static int trace_loop(struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	uint64_t iv_start, iv_end, now, window_start;
-	const char *what;
 	unsigned n;
 	int ret;
 
@@ -274,14 +287,8 @@ static int trace_loop(struct run *r)
 		if (o->cgroup)
 			cgroup_throttle(&r->cg, &r->thr0);
 	}
-	what = o->record_only ? "sched events into a recording" :
-	       o->triage ? "where time goes (triage)" :
-	       (o->modes & AN_RUNQ) ? "run-queue latency" :
-	       o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
-	       o->kstack ? "off-CPU time by kernel stack" :
-	       o->ustack ? "off-CPU time by user stack" : "off-CPU time";
 	if (!o->quiet)
-		print_banner(r, what);
+		print_banner(r, run_what(o));
 	progress_init(&r->progress, window_start,
 		      o->command || !o->duration_ns || o->count == UINT64_MAX ? 0 :
 		      o->duration_ns * o->count, o->quiet);

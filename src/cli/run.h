@@ -67,6 +67,8 @@ int run_setup_symbols(struct run *r);
 int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final);
 /* --dry-run: the plan, on stdout (run_plan.c). */
 void run_print_plan(const struct run *r);
+/* What a run measures, in words: the banner's and --dry-run's "run-queue latency". */
+const char *run_what(const struct trace_opts *o);
 /* The whole run: backend, analyzer, window, output, restore. An exit status. */
 int run_trace(const struct trace_opts *o);
 

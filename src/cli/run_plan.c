@@ -13,20 +13,6 @@
 #include "procfs.h"
 #include "run.h"
 
-static const char *what(const struct trace_opts *o)
-{
-	if (o->record_only)
-		return "a recording of the sched events";
-	if (o->triage)
-		return "running, waiting for a CPU or blocked, and a verdict";
-	if (o->modes & AN_RUNQ)
-		return "run-queue latency";
-	if (o->kstack || o->ustack)
-		return o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
-		       o->kstack ? "off-CPU time by kernel stack" : "off-CPU time by user stack";
-	return "off-CPU time";
-}
-
 static void print_events(FILE *f, const struct run *r)
 {
 	const struct trace_opts *o = r->o;
@@ -164,7 +150,7 @@ void run_print_plan(const struct run *r)
 	FILE *f = stdout;
 
 	fprintf(f, "dry run: %s (%s): every check passed, nothing traced\n",
-		o->replay_path ? "report" : o->cmd, what(o));
+		o->replay_path ? "report" : o->cmd, run_what(o));
 	fprintf(f, "backend:  %s%s%s\n", r->ops->name, r->why[0] ? ": " : "", r->why);
 	print_events(f, r);
 	print_scope(f, r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "hash.h"
 
 /* the tasktab key of the idle task under --compat=bpftrace (0 is "empty") */
 #define IDLE_TID INT32_MIN
@@ -226,9 +227,8 @@ static bool task_selected(struct analyzer *an, int32_t tid)
  */
 static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm)
 {
-	uint64_t h = 14695981039346656037ULL;
 	const char *c = *comm;
-	size_t i;
+	uint64_t h;
 
 	if (tid == IDLE_TID) {
 		c = "swapper";
@@ -239,8 +239,7 @@ static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm
 		    an->comm_buf[0])
 			c = an->comm_buf;
 	}
-	for (i = 0; i < COMM_LEN && c[i]; i++)
-		h = (h ^ (unsigned char)c[i]) * 1099511628211ULL;
+	h = fnv1a64(FNV1A64_INIT, c, strnlen(c, COMM_LEN));
 	*comm = c;
 	return (int64_t)(h & (uint64_t)INT64_MAX);
 }
@@ -316,17 +315,30 @@ static struct group *record(struct analyzer *an, struct an_mode_state *m, uint64
 	return g;
 }
 
-/* triage: @ns of blocked time of group @g, by the state it began in */
-static void blk_by_state(const struct analyzer *an, struct group *g, int64_t state, uint64_t ns)
+/* What a switch-out in @state began: a sleep (S), a D wait, another block, or none. */
+enum blk_kind { BLK_S, BLK_D, BLK_OTHER, BLK_NONE };
+
+static enum blk_kind blk_kind(const struct analyzer *an, int64_t state)
 {
-	if (!g)
-		return;
-	if (state != SCHED_STATE_UNKNOWN && ((uint64_t)state & an->s_bits))
-		g->blk_s_ns += ns;
-	else if (state != SCHED_STATE_UNKNOWN && ((uint64_t)state & an->d_bits))
-		g->blk_d_ns += ns;
-	else
-		g->blk_other_ns += ns;
+	if (state == SCHED_STATE_UNKNOWN)
+		return BLK_OTHER;
+	if ((uint64_t)state & an->s_bits)
+		return BLK_S;
+	if ((uint64_t)state & an->d_bits)
+		return BLK_D;
+	return sched_state_runnable(&an->cfg.states, state) ? BLK_NONE : BLK_OTHER;
+}
+
+/* @ns of blocked time of @kind onto the three sums that split it. */
+static void add_blk(uint64_t *s_ns, uint64_t *d_ns, uint64_t *other_ns, enum blk_kind kind,
+		    uint64_t ns)
+{
+	if (kind == BLK_S)
+		*s_ns += ns;
+	else if (kind == BLK_D)
+		*d_ns += ns;
+	else if (kind == BLK_OTHER)
+		*other_ns += ns;
 }
 
 /* A run-queue wait of @tid the trace could not measure, counted in its group. */
@@ -414,6 +426,8 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 {
 	const struct an_cfg *c = &an->cfg;
 	uint64_t d = end - t->off_ts;
+	enum blk_kind kind;
+	struct group *g;
 
 	/* --state applies to how the interval began */
 	if (!off_state_wanted(c, t->off_state))
@@ -429,22 +443,17 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	 * triage: intervals that began blocked, up to the wakeup (the wait
 	 * for a CPU after it is run-queue time, counted there)
 	 */
-	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN &&
-	    !sched_state_runnable(&c->states, t->off_state)) {
+	kind = blk_kind(an, t->off_state);
+	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN && kind != BLK_NONE) {
 		uint64_t bd = d > wake_ns ? d - wake_ns : 0;
 
-		blk_by_state(an, record(an, &an->blk, bd, t->tid, tgid, cpu, comm),
-			     t->off_state, bd);
+		g = record(an, &an->blk, bd, t->tid, tgid, cpu, comm);
+		if (g)
+			add_blk(&g->blk_s_ns, &g->blk_d_ns, &g->blk_other_ns, kind, bd);
 	}
 	/* blocked time by the state it began in */
-	if (t->off_state == SCHED_STATE_UNKNOWN)
-		an->counts.blocked_other_ns += d;
-	else if ((uint64_t)t->off_state & an->s_bits)
-		an->counts.blocked_s_ns += d;
-	else if ((uint64_t)t->off_state & an->d_bits)
-		an->counts.blocked_d_ns += d;
-	else if (!sched_state_runnable(&c->states, t->off_state))
-		an->counts.blocked_other_ns += d;
+	add_blk(&an->counts.blocked_s_ns, &an->counts.blocked_d_ns,
+		&an->counts.blocked_other_ns, kind, d);
 	if (c->stacks) {
 		int64_t id = t->tid;
 

@@ -5,17 +5,15 @@
 #include <string.h>
 
 #include "stacks.h"
+#include "hash.h"
 
 static uint64_t hash_frames(const uint64_t *f, uint32_t n)
 {
-	uint64_t h = 1469598103934665603ULL ^ n;
+	uint64_t h = FNV1A64_INIT ^ n;
 	uint32_t i;
 
-	for (i = 0; i < n; i++) {
-		h ^= f[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
+	for (i = 0; i < n; i++)
+		h = fnv1a64_word(h, f[i]);
 	return h;
 }
 

@@ -75,3 +75,34 @@ int file_pread_all(int fd, void *buf, size_t n, uint64_t off)
 	}
 	return 0;
 }
+
+ssize_t file_read_buf(const char *path, char *buf, size_t len)
+{
+	size_t n = 0;
+	ssize_t r;
+	int fd, e;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (n < len - 1) {
+		r = read(fd, buf + n, len - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = errno;
+			close(fd);
+			buf[0] = '\0';
+			return -e;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}

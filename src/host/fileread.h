@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define FILE_READ_MAX (16u << 20)	/* default bound: 16 MiB */
 
@@ -17,6 +18,13 @@
 char *file_read_max(const char *path, size_t max, size_t *len);
 /* file_read_max() with FILE_READ_MAX. */
 char *file_read(const char *path, size_t *len);
+
+/*
+ * At most @len - 1 bytes of @path into @buf, NUL-terminated (a small
+ * /proc or tracefs file, whose first @len - 1 bytes are what matters).
+ * Returns the byte count, or a negative errno (buf is "" then).
+ */
+ssize_t file_read_buf(const char *path, char *buf, size_t len);
 
 /*
  * Exactly @n bytes of @fd at @off into @buf (pread, again after EINTR

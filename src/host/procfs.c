@@ -8,24 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileread.h"
 #include "procfs.h"
 
 int32_t proc_tgid(int32_t tid, void *unused)
 {
 	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
 
 	(void)unused;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_buf(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	p = strstr(buf, "\nTgid:");
 	return p ? (int32_t)strtol(p + 6, NULL, 10) : -1;
 }
@@ -70,20 +63,11 @@ int proc_comm(int32_t tid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
-	int fd;
 
-	if (!len)
-		return -EINVAL;
-	buf[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = file_read_buf(path, buf, len);
 	if (n <= 0)
-		return n ? -errno : -ENOENT;
-	buf[n] = '\0';
+		return n ? (int)n : -ENOENT;
 	if (buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
 	return 0;
@@ -92,18 +76,10 @@ int proc_comm(int32_t tid, char *buf, size_t len)
 bool proc_waits_for_child(int32_t pid)
 {
 	char path[64], buf[64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_buf(path, buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	/* wait4(), waitid(), waitpid() sleep in do_wait */
 	return !strcmp(buf, "do_wait") || !strcmp(buf, "kernel_wait4") ||
 	       !strcmp(buf, "kernel_waitid");

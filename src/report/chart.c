@@ -29,15 +29,6 @@ static void bucket_label(char *buf, size_t len, unsigned k)
 	snprintf(buf, len, "%" PRIu64 "-%" PRIu64, hist_slot_low(k), hist_slot_high(k));
 }
 
-static unsigned slot_of(uint64_t v)
-{
-	unsigned k = 0;
-
-	while (k + 1 < HIST_SLOTS && hist_slot_high(k) < v)
-		k++;
-	return k;
-}
-
 /* "pid 42 make", "cpu 1", "comm make", or "all threads" */
 static void group_name(char *buf, size_t len, const struct report *r, const struct group *g)
 {
@@ -76,7 +67,7 @@ static void chart(FILE *f, const struct report *r, const struct group *g, unsign
 	if (!h->count || !hist_timed(h) || lo < 0) {
 		char t[32];
 
-		svg_human_ns(t, sizeof(t), (double)h->sum_ns);
+		report_human_ns(t, sizeof(t), (double)h->sum_ns);
 		fprintf(f, "<text x=\"%u\" y=\"%u\" class=\"status\">%s</text>\n", LEFT, y + 60,
 			!h->count ? "no intervals ended in the window" : "");
 		if (h->count)
@@ -106,7 +97,7 @@ static void chart(FILE *f, const struct report *r, const struct group *g, unsign
 			x + bw / 2, base + 12, lab);
 	}
 	for (k = 0; k < 3; k++) {
-		unsigned s = slot_of(hist_percentile(h, ps[k]));
+		unsigned s = hist_slot_of(hist_percentile(h, ps[k]));
 		double x = LEFT + ((double)s - lo + 0.5) * bw;
 
 		/* the labels above the bars, one row each: never on top of each other */

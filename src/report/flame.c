@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_local.h"
 #include "svg.h"
+#include "hash.h"
 
 #define WIDTH 1200u
 #define PAD 10u
@@ -113,10 +115,8 @@ static int cmp_name(const void *a, const void *b, void *arg)
 /* a blue from the name: the off-CPU palette (flamegraph.pl's "blue") */
 static void colour(char *buf, size_t len, const char *name, uint32_t n, unsigned depth)
 {
-	uint32_t h = 2166136261u, k;
-
-	for (k = 0; k < n; k++)
-		h = (h ^ (unsigned char)name[k]) * 16777619u;
+	uint64_t w = fnv1a64(FNV1A64_INIT, name, n);
+	uint32_t h = (uint32_t)(w ^ (w >> 32));
 	if (depth == 1)	/* the process or thread name */
 		snprintf(buf, len, "rgb(%u,%u,%u)", 120 + h % 30, 140 + h % 30, 170 + (h >> 8) % 30);
 	else if ((n == 1 && name[0] == '-') || (n > 0 && name[0] == '['))
@@ -142,7 +142,7 @@ static void frame(struct emit *e, const char *name, uint32_t len, uint64_t ns, d
 	char t[32];
 	uint32_t chars = w > 8 ? (uint32_t)((w - 6) / 7) : 0;
 
-	svg_human_ns(t, sizeof(t), (double)ns);
+	report_human_ns(t, sizeof(t), (double)ns);
 	fputs("<g class=\"f\" data-n=\"", f);
 	svg_escape(f, name, len);
 	fprintf(f, "\" data-v=\"%" PRIu64 "\" data-x=\"%.2f\" data-w=\"%.2f\" data-y=\"%u\" "
@@ -283,7 +283,7 @@ void svg_flame(FILE *f, const struct report *r)
 	snprintf(title, sizeof(title), "Off-CPU time by %s stack", sr->kstack && sr->ustack ?
 		 "kernel and user" : sr->kstack ? "kernel" : "user");
 	svg_status(status, sizeof(status), r);
-	svg_human_ns(tot, sizeof(tot), (double)t.total);
+	report_human_ns(tot, sizeof(tot), (double)t.total);
 	snprintf(status + strlen(status), sizeof(status) - strlen(status), "; %u stacks, %s "
 		 "off-CPU in all%s", top, tot, top < n ? " (--top)" : "");
 	/* one more row for a parent's merged narrow frames */

@@ -331,12 +331,9 @@ static void print_json(FILE *f, struct report *r)
 	}
 	fputc(']', f);
 	if (shown < gs->n) {
-		uint64_t n = 0, ns = 0;
+		uint64_t n, ns;
 
-		for (i = shown; i < gs->n; i++) {
-			n += gs->v[i]->h.count;
-			ns += gs->v[i]->h.sum_ns;
-		}
+		report_not_shown(r, shown, &n, &ns);
 		fprintf(f, ",\"not_shown\":{\"groups\":%u,\"count\":%" PRIu64 ",\"sum_ns\":%"
 			PRIu64 "}", gs->n - shown, n, ns);
 	}

@@ -46,20 +46,38 @@ uint32_t report_groups_shown(const struct report *r)
 	return r->top && r->top < r->groups->n ? r->top : r->groups->n;
 }
 
+void report_not_shown(const struct report *r, uint32_t shown, uint64_t *n, uint64_t *ns)
+{
+	const struct groups *gs = r->groups;
+	uint32_t i;
+
+	*n = *ns = 0;
+	for (i = shown; i < gs->n; i++) {
+		*n += gs->v[i]->h.count;
+		*ns += gs->v[i]->h.sum_ns;
+	}
+}
+
 void report_print_not_shown(FILE *f, const struct report *r, uint32_t shown)
 {
 	const struct groups *gs = r->groups;
-	uint64_t n = 0, ns = 0;
-	uint32_t i;
+	uint64_t n, ns;
 
 	if (shown >= gs->n)
 		return;
-	for (i = shown; i < gs->n; i++) {
-		n += gs->v[i]->h.count;
-		ns += gs->v[i]->h.sum_ns;
-	}
+	report_not_shown(r, shown, &n, &ns);
 	fprintf(f, "# and %u more %s (--top %u): %" PRIu64 " interval%s, %.3f ms in all\n",
 		gs->n - shown, r->key == KEY_PID ? "processes" : r->key == KEY_TID ? "threads" :
 		r->key == KEY_CPU ? "CPUs" : "command names", r->top, n, n == 1 ? "" : "s",
 		(double)ns / 1e6);
+}
+
+void report_human_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 1e6)
+		snprintf(buf, len, "%.0f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.1f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
 }

@@ -11,8 +11,12 @@
 const char *report_key_name(enum an_key k);
 /* Groups to print, largest first: all, or --top's N. */
 uint32_t report_groups_shown(const struct report *r);
+/* The intervals and time of the groups from @shown on (those --top left out). */
+void report_not_shown(const struct report *r, uint32_t shown, uint64_t *n, uint64_t *ns);
 /* "# and N more processes (--top N): ..." when some were not printed. */
 void report_print_not_shown(FILE *f, const struct report *r, uint32_t shown);
+/* @ns as people read it: "830 us", "12.5 ms", "2.31 s" */
+void report_human_ns(char *buf, size_t len, double ns);
 /* comm for text output: control characters would corrupt the layout */
 void report_text_comm(FILE *f, const char *s);
 

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report_local.h"
 #include "svg.h"
 
 void svg_escape(FILE *f, const char *s, size_t max)
@@ -74,16 +75,6 @@ unsigned svg_heading(FILE *f, unsigned width, const char *title, const char *sta
 void svg_end(FILE *f)
 {
 	fputs("</svg>\n", f);
-}
-
-void svg_human_ns(char *buf, size_t len, double ns)
-{
-	if (ns < 1e6)
-		snprintf(buf, len, "%.0f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
 void svg_status(char *buf, size_t len, const struct report *r)

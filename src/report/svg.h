@@ -25,8 +25,6 @@ void svg_begin(FILE *f, unsigned width, unsigned height);
  * below them. @status may be NULL. */
 unsigned svg_heading(FILE *f, unsigned width, const char *title, const char *status);
 void svg_end(FILE *f);
-/* "12.3 ms", "4.56 s", "850 us" */
-void svg_human_ns(char *buf, size_t len, double ns);
 /* The report's window, backend and partial state, in one line. */
 void svg_status(char *buf, size_t len, const struct report *r);
 

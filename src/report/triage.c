@@ -11,14 +11,10 @@
 static const char *const psi_names[PSI_N] = { "cpu", "io", "memory" };
 
 /* a duration, readable: 850 us, 12.3 ms, 4.56 s */
+/* @us as people read it (report_human_ns) */
 static void human(char *buf, size_t len, double us)
 {
-	if (us < 1000)
-		snprintf(buf, len, "%.0f us", us);
-	else if (us < 1e6)
-		snprintf(buf, len, "%.1f ms", us / 1e3);
-	else
-		snprintf(buf, len, "%.2f s", us / 1e6);
+	report_human_ns(buf, len, us * 1e3);
 }
 
 static double psi_share(const struct triage_in *in, unsigned r)

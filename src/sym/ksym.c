@@ -9,6 +9,7 @@
 
 #include "ksym.h"
 #include "procfs.h"
+#include "hash.h"
 
 #define KSYM_NO_MOD	UINT32_MAX	/* built into vmlinux */
 
@@ -329,10 +330,8 @@ int ksyms_format(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 
 static uint64_t name_hash(const char *s)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h = fnv1a64_str(s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h ^ (h >> 29);
 }
 
