@@ -234,10 +234,17 @@ static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm
 		c = "swapper";
 	} else if (!c || !c[0]) {
 		c = "[unknown]";
-		if (an->cfg.comm_of && tid > 0 &&
-		    an->cfg.comm_of(tid, an->comm_buf, COMM_LEN, an->cfg.tgid_arg) == 0 &&
-		    an->comm_buf[0])
-			c = an->comm_buf;
+		if (an->cfg.comm_of && tid > 0) {
+			struct an_comm_slot *e = &an->comm_cache[(uint32_t)tid % COMM_CACHE_SLOTS];
+
+			if (e->tid != tid) {
+				e->tid = tid;
+				if (an->cfg.comm_of(tid, e->comm, COMM_LEN, an->cfg.tgid_arg) ||
+				    !e->comm[0])
+					comm_copy(e->comm, "[unknown]");	/* gone: not retried */
+			}
+			c = e->comm;
+		}
 	}
 	h = fnv1a64(FNV1A64_INIT, c, strnlen(c, COMM_LEN));
 	*comm = c;
@@ -967,4 +974,5 @@ void analyzer_next_interval(struct analyzer *an)
 	memset(&an->runq.inc, 0, sizeof(an->runq.inc));
 	memset(&an->off.inc, 0, sizeof(an->off.inc));
 	memset(&an->counts, 0, sizeof(an->counts));
+	memset(an->comm_cache, 0, sizeof(an->comm_cache));
 }

@@ -123,6 +123,7 @@ struct an_mode_state {
 };
 
 #define TGID_CACHE_BITS 14
+#define COMM_CACHE_SLOTS 256
 #define AN_MAX_CPUS 4096	/* CPUs whose current task is followed */
 
 struct analyzer {
@@ -134,7 +135,15 @@ struct analyzer {
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
-	char comm_buf[COMM_LEN];	/* --by comm: a name looked up */
+	/*
+	 * --by comm, events without names (perf's switch records): the names
+	 * looked up, by thread, direct-mapped; cleared each interval, so a
+	 * renamed or reused thread is named afresh at least that often
+	 */
+	struct an_comm_slot {
+		int32_t tid;	/* 0: empty */
+		char comm[COMM_LEN];
+	} comm_cache[COMM_CACHE_SLOTS];
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */

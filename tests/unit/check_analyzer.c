@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The analyzer's state machine on synthetic event sequences. */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -299,6 +300,54 @@ static int fake_comm(int32_t pid, char *buf, size_t len, void *arg)
 	snprintf(buf, len, "%s", pid == 100 ? "server" : "other");
 	return 0;
 }
+
+static unsigned comm_lookups;
+
+static int counting_comm(int32_t tid, char *buf, size_t len, void *arg)
+{
+	(void)arg;
+	comm_lookups++;
+	if (tid == 9)
+		return -ENOENT;	/* gone */
+	snprintf(buf, len, "%s", tid == 7 ? "cc1" : "as");
+	return 0;
+}
+
+/* --by comm with nameless events (perf's switch records): one lookup per thread and interval */
+START_TEST(test_by_comm_nameless)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	int i;
+
+	c.key = KEY_COMM;
+	c.comm_of = counting_comm;
+	comm_lookups = 0;
+	init(&c);
+	for (i = 0; i < 10; i++) {
+		uint64_t t = 100 + (uint64_t)i * 100;
+
+		sw_named(t, 0, 0, 0, 7, "", "");
+		sw_named(t + 10, 0, 7, S_SLEEP, 8, "", "");
+		sw_named(t + 20, 0, 8, S_SLEEP, 9, "", "");
+		sw_named(t + 30, 0, 9, S_SLEEP, 0, "", "");
+	}
+	groups_sort_by_total(&an.off.groups);
+	ck_assert_uint_eq(an.off.groups.n, 3);
+	ck_assert_uint_eq(comm_lookups, 3);
+	for (i = 0; i < 3; i++) {
+		const struct group *g = an.off.groups.v[i];
+
+		ck_assert(!strcmp(g->comm, "cc1") || !strcmp(g->comm, "as") ||
+			  !strcmp(g->comm, "[unknown]"));
+		ck_assert_uint_eq(g->h.count, 9);
+	}
+	/* the next interval names them afresh */
+	analyzer_next_interval(&an);
+	sw_named(2000, 0, 0, 0, 7, "", "");
+	ck_assert_uint_eq(comm_lookups, 4);
+	analyzer_fini(&an);
+}
+END_TEST
 
 START_TEST(test_filters_and_keys)
 {
@@ -823,6 +872,7 @@ int main(void)
 	tcase_add_test(tc, test_negative_and_late);
 	tcase_add_test(tc, test_state_overflow);
 	tcase_add_test(tc, test_offcpu);
+	tcase_add_test(tc, test_by_comm_nameless);
 	tcase_add_test(tc, test_filters_and_keys);
 	tcase_add_test(tc, test_intervals_and_groups_cap);
 	tcase_add_test(tc, test_missed_switch);
