@@ -52,7 +52,7 @@ void *grow(void *v, size_t *cap, size_t n, size_t size);
  */
 int span_u64(const char *s, const char *e, int base, uint64_t *out);
 /*
- * A text parsers take: at most @max bytes, no NUL in it. 0, or -EINVAL
+ * Input the text parsers take: at most @max bytes, no NUL in it. 0, or -EINVAL
  * with "line N: what" in @err.
  */
 int text_check(const char *text, size_t len, size_t max, char *err, size_t errlen);
