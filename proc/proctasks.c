@@ -262,11 +262,14 @@ static int add_children(int32_t pid, struct pidset *followed)
 	while ((de = readdir(d))) {
 		int32_t tid = (int32_t)atoi(de->d_name);
 		char *p, *end;
+		ssize_t n;
 
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, tid);
-		if (file_read_buf(path, buf, sizeof(buf)) < 0)
+		n = file_read_buf(path, buf, sizeof(buf));
+		/* a file that does not open says nothing; one that does, exists */
+		if (n == -ENOENT || n == -EACCES || n == -EPERM)
 			continue;
 		found = 0;
 		for (p = buf;; p = end) {

@@ -237,8 +237,9 @@ static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm
 		if (an->cfg.comm_of && tid > 0) {
 			struct an_comm_slot *e = &an->comm_cache[(uint32_t)tid % COMM_CACHE_SLOTS];
 
-			if (e->tid != tid) {
+			if (e->tid != tid || an->last_ts - e->ts >= COMM_CACHE_NS) {
 				e->tid = tid;
+				e->ts = an->last_ts;
 				if (an->cfg.comm_of(tid, e->comm, COMM_LEN, an->cfg.tgid_arg) ||
 				    !e->comm[0])
 					comm_copy(e->comm, "[unknown]");	/* gone: not retried */

@@ -124,6 +124,7 @@ struct an_mode_state {
 
 #define TGID_CACHE_BITS 14
 #define COMM_CACHE_SLOTS 256
+#define COMM_CACHE_NS 1000000000ULL
 #define AN_MAX_CPUS 4096	/* CPUs whose current task is followed */
 
 struct analyzer {
@@ -137,11 +138,13 @@ struct analyzer {
 	uint64_t last_ts;	/* newest event fed */
 	/*
 	 * --by comm, events without names (perf's switch records): the names
-	 * looked up, by thread, direct-mapped; cleared each interval, so a
-	 * renamed or reused thread is named afresh at least that often
+	 * looked up, by thread, direct-mapped; each kept for a second of
+	 * trace time (and cleared each interval), so a renamed or reused
+	 * thread is named afresh at least that often
 	 */
 	struct an_comm_slot {
 		int32_t tid;	/* 0: empty */
+		uint64_t ts;	/* trace time of the lookup */
 		char comm[COMM_LEN];
 	} comm_cache[COMM_CACHE_SLOTS];
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */

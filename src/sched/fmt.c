@@ -88,6 +88,36 @@ static int ev_type_of(const char *text)
 	return -ENOENT;
 }
 
+static bool line_starts(const char *p, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - p) >= n && !memcmp(p, prefix, n);
+}
+
+/*
+ * Where the header and field lines at the start of a format end: lines
+ * "name:", "ID:", "format:", blank ones and "field:" ones (after blanks);
+ * the first other line (the print fmt, however spaced) starts the rest.
+ */
+static size_t fields_end(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *le = eol ? eol : end, *q = p;
+
+		while (q < le && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < le && !line_starts(q, le, "field:") && !line_starts(p, le, "name:") &&
+		    !line_starts(p, le, "ID:") && !line_starts(p, le, "format:"))
+			break;
+		p = eol ? eol + 1 : end;
+	}
+	return (size_t)(p - text);
+}
+
 int fmt_add_event(struct sched_layout *l, const char *text, size_t len)
 {
 	int type = ev_type_of(text);
@@ -103,8 +133,7 @@ int fmt_add_event(struct sched_layout *l, const char *text, size_t len)
 	 * recording can carry.
 	 */
 	{
-		const char *pf = memmem(text, len, "\nprint fmt:", 11);
-		size_t head = pf ? (size_t)(pf - text) + 1 : len;
+		size_t head = fields_end(text, len);
 		static const char empty[] = "print fmt: \"\"\n";
 		char *copy = malloc(head + sizeof(empty));
 

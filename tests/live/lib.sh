@@ -30,8 +30,13 @@ need_live() {
 	[ -w "$T/instances" ] || skip "$T is not writable"
 	command -v "$PY" >/dev/null 2>&1 || skip "python3 not found (needed to check JSON output)"
 	[ -x "$BIN" ] || fail "$BIN not built"
-	# one live test at a time (make -j check): each compares tracefs
-	# snapshots, which another test's run would disturb
+	live_lock
+}
+
+# One live test at a time (make -j check): each compares tracefs
+# snapshots, which another test's run would disturb; a test that traces
+# without need_live (as root, beside what it checks) takes it too.
+live_lock() {
 	exec 9> "${builddir:-.}/.live-tests.lock"
 	flock 9 || fail "cannot lock ${builddir:-.}/.live-tests.lock"
 }

@@ -17,6 +17,7 @@
 command -v su > /dev/null || skip "no su"
 command -v "$PY" > /dev/null || skip "python3 not found"
 [ -r /proc/self/schedstat ] || skip "no /proc/<pid>/schedstat (CONFIG_SCHED_INFO)"
+live_lock	# its last run traces as root: not beside another test's snapshots
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 BIN=$(abs "$BIN")
 WORKLOAD=$(abs "$WORKLOAD")

@@ -313,7 +313,7 @@ static int counting_comm(int32_t tid, char *buf, size_t len, void *arg)
 	return 0;
 }
 
-/* --by comm with nameless events (perf's switch records): one lookup per thread and interval */
+/* --by comm with nameless events (perf's switch records): a lookup per thread, second and interval */
 START_TEST(test_by_comm_nameless)
 {
 	struct an_cfg c = base_cfg(AN_OFFCPU);
@@ -341,10 +341,14 @@ START_TEST(test_by_comm_nameless)
 			  !strcmp(g->comm, "[unknown]"));
 		ck_assert_uint_eq(g->h.count, 9);
 	}
-	/* the next interval names them afresh */
-	analyzer_next_interval(&an);
-	sw_named(2000, 0, 0, 0, 7, "", "");
+	/* a second of trace time later, afresh */
+	sw_named(1500000000, 0, 0, 0, 7, "", "");
 	ck_assert_uint_eq(comm_lookups, 4);
+	/* and in the next interval */
+	analyzer_next_interval(&an);
+	sw_named(1500000100, 0, 7, S_SLEEP, 0, "", "");
+	sw_named(1500000200, 0, 0, 0, 7, "", "");
+	ck_assert_uint_eq(comm_lookups, 5);
 	analyzer_fini(&an);
 }
 END_TEST
