@@ -339,6 +339,8 @@ static int parse_bpftrace(struct parser *ps, const struct peerhist_opts *o)
 				kept = true;	/* our summary line */
 				continue;
 			}
+			if (*t == '#')
+				continue;	/* ours: "# and N waits not measured ..." */
 			in_map = false;
 			if (!kept)
 				group_drop_last(h);

@@ -160,7 +160,8 @@ void cmp_print(FILE *f, const struct cmp_side *a, const struct cmp_side *b,
 		fprintf(f, "%c: %s (%s): %.0f intervals", 'A' + i, s[i]->name, s[i]->what,
 			s[i]->d->total);
 		if (s[i]->d->partial)
-			fputs(", partial (events were lost or entries dropped)", f);
+			fputs(", partial (its source says intervals are missing: events lost, entries "
+			      "dropped or waits not measured)", f);
 		if (s[i]->d->negative)
 			fprintf(f, ", %" PRIu64 " negative values left out", s[i]->d->negative);
 		if (s[i]->d->split)

@@ -596,6 +596,7 @@ START_TEST(test_bpftrace_layouts)
 		"[2, 4)                 0 |                                                    |\n"
 		"[4, 8)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                  |\n"
 		"count=6 avg=1.8 p50=1 p90=5 p99=5 max=5 (usecs)\n"
+		"# and 5 waits not measured (not in the histogram): partial\n"
 		"\n"
 		"@usecs[7]: \n"
 		"(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
