@@ -49,7 +49,8 @@ int child_can_exec(const char *name, char *err, size_t errlen)
 	return -e;
 }
 
-int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen)
+int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char *err,
+		size_t errlen)
 {
 	int go[2], ex[2];
 	char b;
@@ -89,6 +90,8 @@ int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* wait until tracing is on; EOF means the parent gave up */
 		if (read(go[0], &b, 1) != 1)
+			_exit(127);
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;

@@ -24,8 +24,12 @@ struct child {
  * starts, so a typo costs no set-up.
  */
 int child_can_exec(const char *name, char *err, size_t errlen);
-/* Fork @argv's process, stopped before exec. 0 or -errno (message in @err). */
-int child_spawn(struct child *c, char *const argv[], char *err, size_t errlen);
+/*
+ * Fork @argv's process, stopped before exec (its stdout onto stderr when
+ * @stdout_to_stderr). 0 or -errno (message in @err).
+ */
+int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char *err,
+		size_t errlen);
 /* Let it exec. 0, or -errno when exec failed (message in @err). */
 int child_release(struct child *c, const char *name, char *err, size_t errlen);
 /*

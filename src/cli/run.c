@@ -490,7 +490,15 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 	}
 	if (o->command) {
 		/* held before exec: its pid goes into the kernel's filter first */
-		ret = child_spawn(&r->child, o->command, err, sizeof(err));
+		/*
+		 * results a program reads, on our stdout: the command's own
+		 * output goes to stderr instead of into them
+		 */
+		bool to_stderr = !o->output_path &&
+				 (o->fmt == FMT_JSON || o->fmt == FMT_OPENMETRICS ||
+				  o->fmt == FMT_SVG || o->folded);
+
+		ret = child_spawn(&r->child, o->command, to_stderr, err, sizeof(err));
 		if (ret) {
 			err_msg("%s", err);
 			return EXIT_FAIL;

@@ -14,6 +14,16 @@ grep -qx hello-from-command "$TMP/o" || fail "the command's output is not on std
 "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"] == "runq"' "$TMP/r.json" ||
 	fail "-o FILE is not the JSON result: $(head -c 300 "$TMP/r.json")"
 ls -a "$TMP" | grep -q '^\.r\.json\.' && fail "temporary file left beside -o FILE"
+# without -o, a format a program reads stays whole: the command's stdout goes to stderr
+"$BIN" runq -q --format=json -- sh -c 'echo "<&>hello-from-command"; sleep 0.1' \
+	> "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "runq --format=json -- COMMAND failed"; }
+"$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/o" ||
+	fail "the command's output got into the JSON: $(head -c 200 "$TMP/o")"
+grep -qx '<&>hello-from-command' "$TMP/e" || fail "the command's output is not on stderr: $(cat "$TMP/e")"
+"$BIN" offcpu -q --format=svg -- sh -c 'echo "<&>hello"; sleep 0.1' > "$TMP/o.svg" 2> "$TMP/e" ||
+	{ cat "$TMP/e"; fail "offcpu --format=svg -- COMMAND failed"; }
+"$PY" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/o.svg" ||
+	fail "the command's output got into the SVG: $(head -c 200 "$TMP/o.svg")"
 # with -i every interval replaces the last: the file is always one document
 "$BIN" offcpu --format=openmetrics -i 0.2 3 -o "$TMP/o.prom" 2> "$TMP/e" ||
 	{ cat "$TMP/e"; fail "offcpu -i -o failed"; }
