@@ -92,7 +92,6 @@ struct backend {
 	uint64_t *next_ts;	/* per CPU: timestamp of its current record */
 	struct page_cursor scratch;
 	uint64_t frames[STACK_MAX_DEPTH];	/* the stack being fed */
-	char notice[400];	/* instances killed runs left, or "" */
 };
 
 static void *page_get(struct backend *b)
@@ -414,38 +413,6 @@ static int borrow_open(struct backend *b, const struct trace_req *req, const cha
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
-struct stale {
-	char names[256];
-	int n;
-};
-
-static void note_stale(const char *name, int pid, void *arg)
-{
-	struct stale *st = arg;
-	size_t len = strlen(st->names);
-
-	(void)pid;
-	if (len < sizeof(st->names) - 2)
-		snprintf(st->names + len, sizeof(st->names) - len, "%s%s", len ? ", " : "", name);
-	st->n++;
-}
-
-/* Runs killed by SIGKILL leave instances that still record: say so. */
-static void find_leftovers(struct backend *b)
-{
-	struct stale st = { "", 0 };
-
-	if (tfs_stale_instances(b->root, note_stale, &st) > 0)
-		snprintf(b->notice, sizeof(b->notice), "warning: %d tracefs instance%s left by "
-			 "killed runs (%s): run 'offcpu-ftrace cleanup'", st.n,
-			 st.n > 1 ? "s" : "", st.names);
-}
-
-static const char *ring_notice(struct backend *b)
-{
-	return b->notice[0] ? b->notice : NULL;
-}
-
 static int ring_open(struct backend **out, const struct trace_req *req,
 		     char *err, size_t errlen)
 {
@@ -477,7 +444,6 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 				 "read-write (mount -o remount,rw %s)", b->root, b->root);
 		return -EROFS;
 	}
-	find_leftovers(b);
 	if (getenv("OFFCPU_FTRACE_RING_INSTANCE"))
 		return borrow_open(b, req, getenv("OFFCPU_FTRACE_RING_INSTANCE"), err, errlen);
 	ret = tfs_instance_new(&b->undo, b->root, &b->inst, err, errlen);
@@ -872,7 +838,6 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 const struct backend_ops ring_backend_ops = {
 	.name = "ring",
 	.open = ring_open,
-	.notice = ring_notice,
 	.start = ring_start,
 	.stop = ring_stop,
 	.wait = ring_wait,

@@ -210,6 +210,27 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 	}
 }
 
+static void note_stale(const char *name, int pid, void *arg)
+{
+	struct host_caps *c = arg;
+	size_t len = strlen(c->stale_names);
+
+	(void)pid;
+	if (len < sizeof(c->stale_names) - 2)
+		snprintf(c->stale_names + len, sizeof(c->stale_names) - len, "%s%s",
+			 len ? ", " : "", name);
+}
+
+void host_caps_stale_text(const struct host_caps *c, char *buf, size_t len)
+{
+	if (c->stale > 0)
+		snprintf(buf, len, "%d tracefs instance%s left by killed runs (%s), still "
+			 "recording: run 'offcpu-ftrace cleanup'", c->stale,
+			 c->stale > 1 ? "s" : "", c->stale_names);
+	else if (len)
+		buf[0] = '\0';
+}
+
 void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 {
 	struct tfs_caps *t = calloc(1, sizeof(*t));
@@ -234,6 +255,9 @@ void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 	} else {
 		snprintf(c->tfs_why, sizeof(c->tfs_why), "out of memory");
 	}
+	/* whatever backend runs, leftovers cost CPU and buffer memory: found for all */
+	if (c->tfs_found && c->tfs_writable)
+		c->stale = tfs_stale_instances(c->tfs_dir, note_stale, c);
 	perf_caps_probe(&pc);
 	c->perf_allowed = pc.allowed;
 	c->proc_ok = access("/proc/self/schedstat", R_OK) == 0;

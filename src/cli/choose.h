@@ -61,7 +61,13 @@ struct host_caps {
 	uint64_t drop_switches, drop_recorded;
 	/* proc: /proc/<pid>/task/<tid>/schedstat readable */
 	bool proc_ok;
+	/* instances of runs killed by SIGKILL, still recording (tfs_stale_instances) */
+	int stale;
+	char stale_names[256];
 };
+
+/* "warning: N tracefs instances left by killed runs (...): run ..." into @buf, or "" */
+void host_caps_stale_text(const struct host_caps *c, char *buf, size_t len);
 
 enum choose_reason {
 	CHOSEN_ASKED,		/* --backend NAME, and it can run */

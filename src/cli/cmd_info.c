@@ -184,6 +184,12 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
 	       h->pc.why);
 	print_drops(h);
+	if (h->caps.stale > 0) {
+		char stale[400];
+
+		host_caps_stale_text(&h->caps, stale, sizeof(stale));
+		printf("left by killed runs:  %s\n", stale);
+	}
 	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
@@ -230,6 +236,7 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
 	       h->pc.allowed ? "true" : "false");
 	json_str(stdout, h->pc.why, sizeof(h->pc.why));
+	printf(",\"stale_instances\":%d", h->caps.stale > 0 ? h->caps.stale : 0);
 	printf(",\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
 	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
 	       h->btf ? "true" : "false");

@@ -432,6 +432,12 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 	}
 	host_caps_probe(o->tracefs, !strcmp(o->backend, "auto"), caps);
 	backend_choose(caps, o->backend, hist_unsupported(o), &ch);
+	if (caps->stale > 0) {
+		char stale[400];
+
+		host_caps_stale_text(caps, stale, sizeof(stale));
+		err_msg("warning: %s", stale);
+	}
 	free(caps);
 	r->ops = backend_ops_of(ch.kind);
 	if (!r->ops) {

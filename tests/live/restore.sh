@@ -47,9 +47,15 @@ run_bg "$TMP/out" "$TMP/err" runq --backend=ring 30
 wait_banner "$TMP/err"
 kill -KILL "$TOOL_PID"; wait "$TOOL_PID" 2>/dev/null
 ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" || fail "SIGKILLed run left no instance (unexpected)"
-"$BIN" offcpu --backend=ring 0.1 > /dev/null 2> "$TMP/err" || fail "a run beside a leftover failed"
-grep -q "warning: 1 tracefs instance left by killed runs (offcpu-ftrace.$TOOL_PID)" "$TMP/err" ||
-	{ cat "$TMP/err"; fail "no warning about the leftover instance"; }
+# every backend's run warns about it (perf's too: the leftover still records), and info
+for b in ring perf; do
+	"$BIN" offcpu --backend=$b 0.1 > /dev/null 2> "$TMP/err" || fail "a $b run beside a leftover failed"
+	grep -q "warning: 1 tracefs instance left by killed runs (offcpu-ftrace.$TOOL_PID)" "$TMP/err" ||
+		{ cat "$TMP/err"; fail "no warning about the leftover instance from a $b run"; }
+done
+"$BIN" info > "$TMP/info" 2>&1 || fail "info beside a leftover exited $?"
+grep -q "^left by killed runs:  1 tracefs instance left by killed runs (offcpu-ftrace.$TOOL_PID)" "$TMP/info" ||
+	{ cat "$TMP/info"; fail "info does not show the leftover instance"; }
 "$BIN" cleanup > "$TMP/clean" 2>&1 || { cat "$TMP/clean"; fail "cleanup exited $?"; }
 grep -q "removed instances/offcpu-ftrace.$TOOL_PID" "$TMP/clean" || { cat "$TMP/clean"; fail "cleanup did not report the removal"; }
 check_restored "SIGKILL + cleanup"
