@@ -14,6 +14,12 @@ static void on_signal(int sig)
 		sig_count++;
 }
 
+/* -- COMMAND's end cuts the wait for the next read short (see sig_setup) */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 void sig_setup(void)
 {
 	struct sigaction sa;
@@ -25,6 +31,15 @@ void sig_setup(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/*
+	 * SIGCHLD: with SA_RESTART reads and writes carry on, but poll() and
+	 * the sleeps between reads (never restarted) return, so a window
+	 * ends when the command does, not up to a read period later
+	 */
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 }
