@@ -338,8 +338,15 @@ static void print_json(FILE *f, struct report *r)
 			PRIu64 "}", gs->n - shown, n, ns);
 	}
 	if (r->stacks) {
+		uint64_t sc, sns;
+		uint32_t left;
+
 		fputs(",\"stacks\":", f);
 		stacks_print_json(f, r->stacks);
+		left = stacks_not_shown(r->stacks, &sc, &sns);
+		if (left)
+			fprintf(f, ",\"stacks_not_shown\":{\"stacks\":%u,\"count\":%" PRIu64
+				",\"total_ns\":%" PRIu64 "}", left, sc, sns);
 	}
 	fputs("}\n", f);
 }

@@ -190,16 +190,35 @@ static int print_folded(FILE *f, const struct stack_report *r)
 	return 0;
 }
 
+uint32_t stacks_not_shown(const struct stack_report *r, uint64_t *count, uint64_t *ns)
+{
+	uint32_t k, n = shown(r);
+
+	stackagg_sort(r->agg);
+	*count = *ns = 0;
+	for (k = n; k < r->agg->n; k++) {
+		*count += r->agg->v[k].count;
+		*ns += r->agg->v[k].total_ns;
+	}
+	return r->agg->n - n;
+}
+
 void stacks_print_text(FILE *f, const struct stack_report *r)
 {
-	uint32_t n = shown(r), k, i;
+	uint32_t n = shown(r), k, i, left;
+	uint64_t lc, lns;
 
 	if (r->folded) {
 		if (print_folded(f, r))
 			fputs("offcpu-ftrace: out of memory merging the folded stacks\n", stderr);
 		return;
 	}
-	stackagg_sort(r->agg);
+	/* first, since the largest print last: what --top left out */
+	left = stacks_not_shown(r, &lc, &lns);
+	if (left)
+		fprintf(f, "# and %u more stack%s (--top %u): %" PRIu64 " interval%s, %.3f ms in "
+			"all, not shown\n\n", left, left == 1 ? "" : "s", r->top, lc,
+			lc == 1 ? "" : "s", (double)lns / 1e6);
 	/* like offcputime: the largest last, nearest the prompt */
 	for (k = n; k-- > 0;) {
 		const struct stackagg_ent *e = &r->agg->v[k];

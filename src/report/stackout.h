@@ -46,5 +46,10 @@ void stacks_fold_free(struct fold_line *v, uint32_t n);
 void stacks_print_text(FILE *f, const struct stack_report *r);
 /* The JSON array value of "stacks". */
 void stacks_print_json(FILE *f, const struct stack_report *r);
+/*
+ * The stacks --top left out: how many, their intervals and time (sorts
+ * r->agg). Returns the number left out.
+ */
+uint32_t stacks_not_shown(const struct stack_report *r, uint64_t *count, uint64_t *ns);
 
 #endif

@@ -183,6 +183,7 @@ START_TEST(test_multiline_json)
 	r.depth = 2;
 	CAPTURE(out, stacks_print_text(f, &r));
 	ck_assert_str_eq(out,
+		"# and 2 more stacks (--top 1): 2 intervals, 0.042 ms in all, not shown\n\n"
 		"    __schedule\n"
 		"    k1\n"
 		"    --\n"
@@ -191,6 +192,13 @@ START_TEST(test_multiline_json)
 		"    -                big (7)\n"
 		"        5000\n\n");
 	free(out);
+	{
+		uint64_t c, ns;
+
+		ck_assert_uint_eq(stacks_not_shown(&r, &c, &ns), 2);
+		ck_assert_uint_eq(c, 2);
+		ck_assert_uint_eq(ns, 41500);
+	}
 	r.depth = STACK_MAX_DEPTH;
 	r.top = 0;
 	CAPTURE(out, stacks_print_json(f, &r));
