@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,6 +80,11 @@ int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char
 
 		close(go[1]);
 		close(ex[0]);
+		/*
+		 * held until tracing is on, it is the command's process already:
+		 * named for it, not for us, in the intervals it shows up in
+		 */
+		prctl(PR_SET_NAME, strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
 		/* the command gets the signal dispositions a shell would give it */
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;

@@ -2,6 +2,7 @@
 /* --late-stacks: kernel stacks of long blocks read from /proc while blocked. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -70,6 +71,9 @@ static unsigned read_stack(int32_t tid, uint64_t *frames, void *arg)
 		n = ksyms_proc_stack(ls->ksyms, text, frames, STACK_MAX_DEPTH, &unknown);
 		ls->unknown_frames += unknown;
 		free(text);
+	} else if (errno != ENOENT && errno != ESRCH) {	/* gone meanwhile: not a failure */
+		if (!ls->unreadable++)
+			ls->unreadable_errno = errno;
 	}
 	return n;
 }

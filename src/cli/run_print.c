@@ -395,6 +395,8 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 		rep.stack_overflow = r->an.kstacks.overflow + r->an.ustacks.overflow;
 		rep.late_stacks = r->late.on;
 		rep.late_unknown_frames = r->late.unknown_frames;
+		rep.late_unreadable = r->late.unreadable;
+		rep.late_unreadable_errno = r->late.unreadable_errno;
 	}
 	errno = 0;
 	report_print(r->out.f, o->fmt, &rep);

@@ -915,10 +915,15 @@ unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_re
 		struct task *t = &an->tasks.slot[i];
 		int32_t tgid;
 
+		/*
+		 * a switch-out of unknown state (perf's switch records carry
+		 * none) is tried too: the reader takes no stack of a thread
+		 * /proc says is running or runnable
+		 */
 		if (!t->tid || !(t->flags & TASK_OFF) || (t->flags & TASK_STACK_TRIED) ||
 		    t->kstack || t->wake_ts || t->off_ts > before ||
-		    t->off_state == SCHED_STATE_UNKNOWN ||
-		    sched_state_runnable(&an->cfg.states, t->off_state) ||
+		    (t->off_state != SCHED_STATE_UNKNOWN &&
+		     sched_state_runnable(&an->cfg.states, t->off_state)) ||
 		    !off_state_wanted(&an->cfg, t->off_state))
 			continue;
 		/*

@@ -211,9 +211,10 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t);
 
 /*
  * --late-stacks: the threads off-CPU since @before or earlier (trace clock)
- * in a blocked state --state wants, not woken since, whose interval has
- * no kernel stack yet. @read is asked for each one's stack (up to
- * STACK_MAX_DEPTH frames; 0: none, asked again next time); the frames it
+ * in a blocked state --state wants (or one the trace does not know), not
+ * woken since, whose interval has no kernel stack yet. @read is asked
+ * once per interval for each one's stack (up to STACK_MAX_DEPTH frames;
+ * 0: none); the frames it
  * gives become the interval's stack. @read must not feed the analyzer.
  * Returns how many stacks were taken.
  */

@@ -109,6 +109,10 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# --late-stacks: %" PRIu64 " kernel stack%s read from /proc while "
 			"blocked; an interval that ended before a scan saw it blocked has none\n",
 			c->late_kstacks, c->late_kstacks == 1 ? "" : "s");
+	if (r->stacks && r->late_stacks && r->late_unreadable)
+		fprintf(f, "# --late-stacks: %" PRIu64 " blocked thread%s whose /proc/TID/stack "
+			"could not be read (%s): their stacks are missing\n", r->late_unreadable,
+			r->late_unreadable == 1 ? "" : "s", strerror(r->late_unreadable_errno));
 	if (r->stacks && r->late_stacks && r->late_unknown_frames)
 		fprintf(f, "# --late-stacks: %" PRIu64 " frame%s /proc named that /proc/kallsyms "
 			"lacks left out of their stacks\n", r->late_unknown_frames,
@@ -317,8 +321,9 @@ static void print_json(FILE *f, struct report *r)
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
 			r->stacks->agg->overflow);
 	if (r->stacks && r->late_stacks)
-		fprintf(f, ",\"late_kstacks\":%" PRIu64 ",\"late_unknown_frames\":%" PRIu64,
-			c->late_kstacks, r->late_unknown_frames);
+		fprintf(f, ",\"late_kstacks\":%" PRIu64 ",\"late_unknown_frames\":%" PRIu64
+			",\"late_unreadable\":%" PRIu64, c->late_kstacks, r->late_unknown_frames,
+			r->late_unreadable);
 	fputs("},\"groups\":[", f);
 	if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));

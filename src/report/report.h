@@ -50,6 +50,8 @@ struct report {
 	uint64_t stack_overflow;	/* stacks not interned (table full) */
 	bool late_stacks;		/* --late-stacks: read from /proc while blocked */
 	uint64_t late_unknown_frames;	/* ... frames kallsyms lacks, left out (run) */
+	uint64_t late_unreadable;	/* ... blocked threads whose stack did not read (run) */
+	int late_unreadable_errno;	/* ... why the first did not */
 	/* a sampling backend's account (proc), NULL when events were traced */
 	const struct backend_sampling *sampling;
 	uint64_t command_cpu_ns;	/* -- COMMAND: its and its children's CPU time

@@ -86,12 +86,15 @@ void svg_status(char *buf, size_t len, const struct report *r)
 	if (n < 0 || (size_t)n >= len)
 		return;
 	if (r->lost)
-		n += snprintf(buf + n, len - (size_t)n, "; partial: %" PRIu64 " events lost",
-			      r->lost);
-	else if (report_partial(r))
-		n += snprintf(buf + n, len - (size_t)n, "; partial: %" PRIu64 " switches missing, %"
-			      PRIu64 " intervals not measured", c->missed_switch,
-			      c->unmeasured + c->off_unmeasured);
+		n += snprintf(buf + n, len - (size_t)n, "; partial: %" PRIu64 " event%s lost",
+			      r->lost, r->lost == 1 ? "" : "s");
+	else if (report_partial(r)) {
+		uint64_t um = c->unmeasured + c->off_unmeasured;
+
+		n += snprintf(buf + n, len - (size_t)n, "; partial: %" PRIu64 " switch%s missing, %"
+			      PRIu64 " interval%s not measured", c->missed_switch,
+			      c->missed_switch == 1 ? "" : "es", um, um == 1 ? "" : "s");
+	}
 	if (r->sampling && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "; sampled from /proc (totals, no distribution)");
 }
