@@ -447,11 +447,18 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 	if (!strcmp(o->backend, "auto"))
 		snprintf(r->why, sizeof(r->why), "%s", ch.why);
 	if (ch.reason == CHOSEN_PERF || ch.reason == CHOSEN_DROPS)
-		note_msg("using the perf backend: %s", ch.why);
+		snprintf(r->pick_note, sizeof(r->pick_note), "using the perf backend: %s", ch.why);
 	else if (ch.reason == CHOSEN_RING && ch.hist_refused != HIST_CAN)
-		note_msg("using the ring backend, not the kernel's hist triggers: %s",
-			hist_refusal_text(ch.hist_refused));
+		snprintf(r->pick_note, sizeof(r->pick_note), "using the ring backend, not the "
+			 "kernel's hist triggers: %s", hist_refusal_text(ch.hist_refused));
 	return true;
+}
+
+/* The backend choice's note, after the checks that could still refuse the run */
+static void say_pick_note(const struct run *r)
+{
+	if (r->pick_note[0])
+		note_msg("%s", r->pick_note);
 }
 
 /* --xval: bpftrace attached before our window starts; failures only warn */
@@ -673,6 +680,7 @@ static int dry_run(struct run *r)
 		err_msg("%s", err);
 		return EXIT_FAIL;
 	}
+	say_pick_note(r);
 	if (o->replay_path) {
 		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,
 					 .ustack = o->ustack };
@@ -763,6 +771,8 @@ int run_trace(const struct trace_opts *o)
 		return status;
 	}
 	status = request_from_opts(r, &req);
+	if (status < 0)
+		say_pick_note(r);
 	if (status < 0)
 		status = run_setup_symbols(r);
 	if (status >= 0)

@@ -50,6 +50,8 @@ struct run {
 	struct usyms *usyms;
 	struct symbolizer sym;
 	char why[1024];			/* why auto chose the backend, "" else */
+	char pick_note[1200];		/* the note on that choice, said once the
+					 * request's checks passed, or "" */
 	struct out out;			/* -o FILE, or stdout */
 	struct progress progress;	/* the elapsed/left line on a terminal */
 	struct heat *heat;		/* --format=svg -i: the heat map's intervals */

@@ -3,7 +3,7 @@
 # /sys/kernel/tracing, says so in one line, and unmounts it at exit, unless
 # something else uses it by then (then it says it left it). info and
 # cleanup do the same; --tracefs DIR is never second-guessed. Run in a
-# private mount namespace (unshare -m) whose tracefs mounts are removed
+# private mount namespace (unshare -m) whose tracefs and debugfs mounts are removed
 # first, so the host's mounts are never touched.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
@@ -19,6 +19,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 mounts() { awk '$3 == "tracefs" { n++ } END { print n + 0 }' /proc/self/mounts; }
 # every tracefs mount of this namespace goes (innermost first)
 for m in $(awk '$3 == "tracefs" { print $2 }' /proc/self/mounts | sort -r); do
+	umount "$m" || fail "cannot unmount $m in the namespace"
+done
+# and debugfs, as on a fresh boot: its tracing/ would mount tracefs on access
+for m in $(awk '$3 == "debugfs" { print $2 }' /proc/self/mounts | sort -r); do
 	umount "$m" || fail "cannot unmount $m in the namespace"
 done
 [ "$(mounts)" = 0 ] || fail "tracefs still mounted in the namespace"
