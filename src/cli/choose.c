@@ -256,8 +256,10 @@ void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 		snprintf(c->tfs_why, sizeof(c->tfs_why), "out of memory");
 	}
 	/* whatever backend runs, leftovers cost CPU and buffer memory: found for all */
-	if (c->tfs_found && c->tfs_writable)
+	if (c->tfs_found && c->tfs_writable) {
 		c->stale = tfs_stale_instances(c->tfs_dir, note_stale, c);
+		c->stale_checked = c->stale >= 0;
+	}
 	perf_caps_probe(&pc);
 	c->perf_allowed = pc.allowed;
 	c->proc_ok = access("/proc/self/schedstat", R_OK) == 0;

@@ -62,6 +62,7 @@ struct host_caps {
 	/* proc: /proc/<pid>/task/<tid>/schedstat readable */
 	bool proc_ok;
 	/* instances of runs killed by SIGKILL, still recording (tfs_stale_instances) */
+	bool stale_checked;		/* root, tracefs writable: looked */
 	int stale;
 	char stale_names[256];
 };

@@ -236,7 +236,10 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
 	       h->pc.allowed ? "true" : "false");
 	json_str(stdout, h->pc.why, sizeof(h->pc.why));
-	printf(",\"stale_instances\":%d", h->caps.stale > 0 ? h->caps.stale : 0);
+	if (h->caps.stale_checked)
+		printf(",\"stale_instances\":%d", h->caps.stale);
+	else
+		printf(",\"stale_instances\":null");
 	printf(",\"psi\":%s,\"schedstat\":%s,\"btf\":%s",
 	       h->psi ? "true" : "false", h->schedstat ? "true" : "false",
 	       h->btf ? "true" : "false");

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "event.h"
@@ -28,6 +29,11 @@ int late_stacks_setup(struct late_stacks *ls, uint64_t min_us, struct ksyms *k, 
 	if (!k || ksyms_restricted(k)) {
 		err_msg("--late-stacks maps /proc stacks to addresses through /proc/kallsyms, "
 			"which hides them here (kptr_restrict): drop --late-stacks");
+		return -1;
+	}
+	if (access("/proc/self/stack", R_OK)) {
+		err_msg("--late-stacks reads /proc/TID/stack, which this kernel does not offer "
+			"(CONFIG_STACKTRACE) or lets no one read: drop --late-stacks");
 		return -1;
 	}
 	ls->on = true;

@@ -23,8 +23,9 @@ struct late_stacks {
 	uint64_t next_ns;		/* CLOCK_MONOTONIC of the next scan */
 	struct ksyms *ksyms;
 	uint64_t unknown_frames;	/* frames whose symbol kallsyms lacks */
-	uint64_t unreadable;		/* blocked threads whose /proc/TID/stack
-					 * did not read (a container's policy) */
+	uint64_t unreadable;		/* blocked intervals whose thread's
+					 * /proc/TID/stack did not read (a
+					 * container's policy), in the run so far */
 	int unreadable_errno;		/* the first such failure's errno */
 };
 

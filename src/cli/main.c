@@ -3,6 +3,7 @@
  * offcpu-ftrace: where a Linux host's time goes when its tasks are not
  * running -- run-queue latency and off-CPU time -- without BPF.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,12 @@ static void help(FILE *f)
 int main(int argc, char **argv)
 {
 	unsigned i;
+	int fd;
+
+	/* closed 0, 1 or 2: /dev/null there, so no file we open lands on one */
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			return EXIT_FAIL;
 
 	if (argc < 2) {
 		help(stderr);

@@ -509,7 +509,7 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 		 */
 		bool to_stderr = !o->output_path &&
 				 (o->fmt == FMT_JSON || o->fmt == FMT_OPENMETRICS ||
-				  o->fmt == FMT_SVG || o->folded);
+				  o->fmt == FMT_SVG || o->fmt == FMT_BPFTRACE || o->folded);
 
 		ret = child_spawn(&r->child, o->command, to_stderr, err, sizeof(err));
 		if (ret) {

@@ -221,32 +221,38 @@ static bool task_selected(struct analyzer *an, int32_t tid)
 }
 
 /*
- * --by comm: the group of thread name *comm (looked up when the event
- * carried none; "[unknown]" when that fails too), keyed by a 64-bit hash
- * of it: no two names in a few thousand groups share one.
+ * @comm, or when the event carried none (perf's switch records) the
+ * thread's name looked up (cached, see comm_cache), or "[unknown]".
+ */
+static const char *comm_or_lookup(struct analyzer *an, int32_t tid, const char *comm)
+{
+	struct an_comm_slot *e;
+
+	if (tid == IDLE_TID)
+		return "swapper";
+	if (comm && comm[0])
+		return comm;
+	if (!an->cfg.comm_of || tid <= 0)
+		return "[unknown]";
+	e = &an->comm_cache[(uint32_t)tid % COMM_CACHE_SLOTS];
+	if (e->tid != tid || an->last_ts - e->ts >= COMM_CACHE_NS) {
+		e->tid = tid;
+		e->ts = an->last_ts;
+		if (an->cfg.comm_of(tid, e->comm, COMM_LEN, an->cfg.tgid_arg) || !e->comm[0])
+			comm_copy(e->comm, "[unknown]");	/* gone: not retried */
+	}
+	return e->comm;
+}
+
+/*
+ * --by comm: the group of thread name *comm (comm_or_lookup), keyed by a
+ * 64-bit hash of it: no two names in a few thousand groups share one.
  */
 static int64_t comm_group_id(struct analyzer *an, int32_t tid, const char **comm)
 {
-	const char *c = *comm;
+	const char *c = comm_or_lookup(an, tid, *comm);
 	uint64_t h;
 
-	if (tid == IDLE_TID) {
-		c = "swapper";
-	} else if (!c || !c[0]) {
-		c = "[unknown]";
-		if (an->cfg.comm_of && tid > 0) {
-			struct an_comm_slot *e = &an->comm_cache[(uint32_t)tid % COMM_CACHE_SLOTS];
-
-			if (e->tid != tid || an->last_ts - e->ts >= COMM_CACHE_NS) {
-				e->tid = tid;
-				e->ts = an->last_ts;
-				if (an->cfg.comm_of(tid, e->comm, COMM_LEN, an->cfg.tgid_arg) ||
-				    !e->comm[0])
-					comm_copy(e->comm, "[unknown]");	/* gone: not retried */
-			}
-			c = e->comm;
-		}
-	}
 	h = fnv1a64(FNV1A64_INIT, c, strnlen(c, COMM_LEN));
 	*comm = c;
 	return (int64_t)(h & (uint64_t)INT64_MAX);
@@ -474,7 +480,9 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 		if (((c->stacks & AN_KSTACK) && !t->kstack) ||
 		    ((c->stacks & AN_USTACK) && !t->ustack))
 			an->counts.no_stack++;
-		stackagg_add(&an->agg, id, tgid, comm, t->kstack, t->ustack, d);
+		/* a stack line is named: folded output starts with the name */
+		stackagg_add(&an->agg, id, tgid, comm_or_lookup(an, t->tid, comm), t->kstack,
+			     t->ustack, d);
 	}
 	return 1;
 }

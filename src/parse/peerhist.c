@@ -339,8 +339,12 @@ static int parse_bpftrace(struct parser *ps, const struct peerhist_opts *o)
 				kept = true;	/* our summary line */
 				continue;
 			}
-			if (*t == '#')
-				continue;	/* ours: "# and N waits not measured ..." */
+			if (t < te && *t == '#') {
+				/* ours: "# and N waits not measured ...: partial" */
+				if (span_ends(t, te, ": partial"))
+					h->partial = true;
+				continue;
+			}
 			in_map = false;
 			if (!kept)
 				group_drop_last(h);

@@ -110,9 +110,10 @@ static void print_trailer(FILE *f, const struct report *r)
 			"blocked; an interval that ended before a scan saw it blocked has none\n",
 			c->late_kstacks, c->late_kstacks == 1 ? "" : "s");
 	if (r->stacks && r->late_stacks && r->late_unreadable)
-		fprintf(f, "# --late-stacks: %" PRIu64 " blocked thread%s whose /proc/TID/stack "
-			"could not be read (%s): their stacks are missing\n", r->late_unreadable,
-			r->late_unreadable == 1 ? "" : "s", strerror(r->late_unreadable_errno));
+		fprintf(f, "# --late-stacks: %" PRIu64 " blocked interval%s (in the run so far) "
+			"whose thread's /proc/TID/stack could not be read (%s): no stack\n",
+			r->late_unreadable, r->late_unreadable == 1 ? "" : "s",
+			strerror(r->late_unreadable_errno));
 	if (r->stacks && r->late_stacks && r->late_unknown_frames)
 		fprintf(f, "# --late-stacks: %" PRIu64 " frame%s /proc named that /proc/kallsyms "
 			"lacks left out of their stacks\n", r->late_unknown_frames,

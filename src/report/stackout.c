@@ -63,6 +63,10 @@ static void folded_comm(FILE *f, const char *comm)
 {
 	size_t i, n = strnlen(comm, COMM_LEN);
 
+	if (!n) {
+		fputs("[unknown]", f);	/* a line must start with a name */
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)comm[i];
 
