@@ -80,9 +80,9 @@ int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char
 		close(go[1]);
 		close(ex[0]);
 		/*
-		 * not renamed for the command while held: a BPF tool beside us
-		 * that keys on the command's name would count our set-up as the
-		 * command's off-CPU time (bpf_agree.sh saw dd's total 3% high)
+		 * It keeps our name until exec: a BPF tool keying on the
+		 * command's name would count our set-up as the command's
+		 * off-CPU time (bpf_agree.sh saw dd's total 3% high).
 		 */
 		/* the command gets the signal dispositions a shell would give it */
 		memset(&sa, 0, sizeof(sa));
@@ -96,13 +96,9 @@ int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char
 		/* wait until tracing is on; EOF means the parent gave up */
 		if (read(go[0], &b, 1) != 1)
 			_exit(127);
-		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-			e = errno;
-			if (write(ex[1], &e, sizeof(e)) < 0)
-				_exit(127);
-			_exit(127);
-		}
-		execvp(argv[0], argv);
+		/* the parent reads why, when the dup or the exec fails */
+		if (!stdout_to_stderr || dup2(STDERR_FILENO, STDOUT_FILENO) >= 0)
+			execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
 			_exit(127);

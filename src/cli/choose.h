@@ -67,7 +67,7 @@ struct host_caps {
 	char stale_names[256];
 };
 
-/* "warning: N tracefs instances left by killed runs (...): run ..." into @buf, or "" */
+/* "N tracefs instances left by killed runs (...), still recording: run ..." or "" */
 void host_caps_stale_text(const struct host_caps *c, char *buf, size_t len);
 
 enum choose_reason {

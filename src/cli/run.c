@@ -771,10 +771,10 @@ int run_trace(const struct trace_opts *o)
 		return status;
 	}
 	status = request_from_opts(r, &req);
-	if (status < 0)
+	if (status < 0) {
 		say_pick_note(r);
-	if (status < 0)
 		status = run_setup_symbols(r);
+	}
 	if (status >= 0)
 		goto out_free;
 	sig_setup();

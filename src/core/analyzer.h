@@ -137,8 +137,9 @@ struct analyzer {
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
 	/*
-	 * --by comm, events without names (perf's switch records): the names
-	 * looked up, by thread, direct-mapped; each kept for a second of
+	 * Names of threads whose events carry none (perf's switch records),
+	 * for --by comm and for stack lines: looked up by thread,
+	 * direct-mapped; each kept for a second of
 	 * trace time (and cleared each interval), so a renamed or reused
 	 * thread is named afresh at least that often
 	 */

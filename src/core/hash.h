@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define FNV1A64_INIT 14695981039346656037ULL
 
@@ -21,11 +22,7 @@ static inline uint64_t fnv1a64(uint64_t h, const void *p, size_t n)
 /* The hash of NUL-terminated @s. */
 static inline uint64_t fnv1a64_str(const char *s)
 {
-	uint64_t h = FNV1A64_INIT;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return fnv1a64(FNV1A64_INIT, s, strlen(s));
 }
 
 /* @h continued over the 64-bit word @w, with a fold that spreads its high bits. */

@@ -198,7 +198,6 @@ uint32_t stacks_not_shown(const struct stack_report *r, uint64_t *count, uint64_
 {
 	uint32_t k, n = shown(r);
 
-	stackagg_sort(r->agg);
 	*count = *ns = 0;
 	for (k = n; k < r->agg->n; k++) {
 		*count += r->agg->v[k].count;
@@ -217,6 +216,7 @@ void stacks_print_text(FILE *f, const struct stack_report *r)
 			fputs("offcpu-ftrace: out of memory merging the folded stacks\n", stderr);
 		return;
 	}
+	stackagg_sort(r->agg);
 	/* first, since the largest print last: what --top left out */
 	left = stacks_not_shown(r, &lc, &lns);
 	if (left)

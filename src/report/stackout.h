@@ -47,8 +47,8 @@ void stacks_print_text(FILE *f, const struct stack_report *r);
 /* The JSON array value of "stacks". */
 void stacks_print_json(FILE *f, const struct stack_report *r);
 /*
- * The stacks --top left out: how many, their intervals and time (sorts
- * r->agg). Returns the number left out.
+ * The stacks --top left out: how many, their intervals and time; r->agg
+ * as the print that came first sorted it. Returns the number left out.
  */
 uint32_t stacks_not_shown(const struct stack_report *r, uint64_t *count, uint64_t *ns);
 

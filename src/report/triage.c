@@ -10,8 +10,7 @@
 
 static const char *const psi_names[PSI_N] = { "cpu", "io", "memory" };
 
-/* a duration, readable: 850 us, 12.3 ms, 4.56 s */
-/* @us as people read it (report_human_ns) */
+/* @us as people read it: 850 us, 12.3 ms, 4.56 s (report_human_ns) */
 static void human(char *buf, size_t len, double us)
 {
 	report_human_ns(buf, len, us * 1e3);
