@@ -20,6 +20,7 @@ BG_PIDS=()		# background processes still to be ended at exit
 TRACER_PIDS=()		# tracers (children of GNU time) still to be ended
 TOOL_PIDS=()		# every offcpu-ftrace run: its instance must be gone
 INSTANCES=()		# our own tracefs instances still to be removed
+BENCH_CGROUPS=()	# cgroups made for the *cg workloads, removed at exit
 LOCK_HELD=0
 LIVE_LOCK=""
 MAIN_PID=""
@@ -68,7 +69,7 @@ bench_setup() {
 	TOOL=$WORK/offcpu-ftrace
 	# live tests of a concurrent "make check" compare tracefs snapshots:
 	# take their lock around every traced run so neither disturbs the other
-	LIVE_LOCK=${BENCH_LOCK:-$SRC_DIR/.live-tests.lock}
+	LIVE_LOCK=${BENCH_LOCK:-${OFFCPU_LIVE_LOCK:-$SRC_DIR/.live-tests.lock}}
 	[ -e "$LIVE_LOCK" ] || LIVE_LOCK=/tmp/offcpu-ftrace-bench.lock
 	exec {LOCK_FD}>>"$LIVE_LOCK"
 	# complete or absent: cleanup compares only against a whole snapshot
@@ -169,6 +170,7 @@ bench_cleanup() {
 	for p in "${TRACER_PIDS[@]}"; do end_tree "$p" INT 10; done
 	for p in "${BG_PIDS[@]}"; do end_tree "$p" TERM 5; done
 	wait 2>/dev/null
+	cgroups_remove
 	for i in "${INSTANCES[@]}"; do
 		instance_remove "$i" || note "could not remove $T/instances/$i"
 	done
@@ -341,12 +343,64 @@ perf_stat() {
 		awk -v w="$2 events:" 'index($0, w) { print $3; exit }'
 }
 
+# bench_cgroups: two cgroups A and B (the cpu controller's v1 hierarchy,
+# or cgroup v2) for the *cg workloads, in BENCH_CGROUPS; removed at exit.
+bench_cgroups() {
+	local root n
+	[ "${#BENCH_CGROUPS[@]}" = 2 ] && return 0
+	root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || root=$(awk '$3 == "cgroup2" && $2 == "/sys/fs/cgroup" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || die "no cgroup hierarchy with the cpu controller, and no cgroup v2 at /sys/fs/cgroup"
+	for n in a b; do
+		mkdir "$root/offcpu-bench-$$-$n" || die "cannot make a cgroup in $root"
+		BENCH_CGROUPS+=("$root/offcpu-bench-$$-$n")
+	done
+}
+
+# The cgroups bench_cgroups made: emptied (their tasks killed) and removed.
+cgroups_remove() {
+	local c p i
+	for c in "${BENCH_CGROUPS[@]}"; do
+		for i in $(seq 1 50); do
+			while read -r p; do kill -9 "$p" 2> /dev/null; done 2> /dev/null < "$c/cgroup.procs"
+			rmdir "$c" 2> /dev/null && break
+			sleep 0.1
+		done
+		[ -d "$c" ] && note "cannot remove cgroup $c"
+	done
+	BENCH_CGROUPS=()
+}
+
+# in_cgroup CGROUP CMD...: CMD run in CGROUP (entered by a write to its
+# cgroup.procs, in the timed window: a cgroup_attach_task event)
+in_cgroup() {
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$@"
+}
+
 # The workloads: perf bench sched pipe (a context switch ping-pong), two of
 # them at once (one per CPU on a 2-CPU host: the highest sched event rate
-# here), and hackbench (many tasks, both CPUs saturated).
+# here), and hackbench (many tasks, both CPUs saturated). pipe2cg and
+# hackbenchcg split them over two cgroups (half of hackbench's groups in
+# each), for --by cgroup.
 run_workload() {
 	local q
 	case $1 in
+	pipe2cg)
+		in_cgroup "${BENCH_CGROUPS[0]}" perf bench sched pipe -l "${PIPE2_LOOPS:-$PIPE_LOOPS}" &
+		q=$!
+		BG_PIDS+=("$q")
+		in_cgroup "${BENCH_CGROUPS[1]}" perf bench sched pipe -l "${PIPE2_LOOPS:-$PIPE_LOOPS}"
+		wait "$q"
+		_forget BG_PIDS "$q" ;;
+	hackbenchcg)
+		in_cgroup "${BENCH_CGROUPS[0]}" hackbench -g "$(((HB_GROUPS + 1) / 2))" -l "$HB_LOOPS" &
+		q=$!
+		BG_PIDS+=("$q")
+		in_cgroup "${BENCH_CGROUPS[1]}" hackbench -g "$((HB_GROUPS / 2 > 0 ? HB_GROUPS / 2 : 1))" \
+			-l "$HB_LOOPS"
+		wait "$q"
+		_forget BG_PIDS "$q" ;;
 	pipe)
 		perf bench sched pipe -l "$PIPE_LOOPS" ;;
 	pinned)
@@ -373,6 +427,8 @@ workload_desc() {
 	pinned) echo "taskset -c $PIN_CPU perf bench sched pipe -l $PINNED_LOOPS (one CPU)" ;;
 	pipe2) echo "2 x perf bench sched pipe -l ${PIPE2_LOOPS:-$PIPE_LOOPS}, at once" ;;
 	hackbench) echo "hackbench -g $HB_GROUPS -l $HB_LOOPS" ;;
+	pipe2cg) echo "2 x perf bench sched pipe -l ${PIPE2_LOOPS:-$PIPE_LOOPS}, at once, one in each of two cgroups" ;;
+	hackbenchcg) echo "2 x hackbench -g $((HB_GROUPS / 2)) -l $HB_LOOPS, at once, one in each of two cgroups" ;;
 	esac
 }
 
@@ -390,3 +446,35 @@ children_cpu() {
 json_events() {
 	jq '[.events | to_entries[] | select(.key | startswith("lost") | not) | .value] | add' "$1"
 }
+
+# The load of memory.sh, startup.sh and flight.sh: two loops of "perf bench
+# sched pipe -l $PIPE_LOOPS" (the highest sched event rate on a 2-CPU
+# host) until load_stop; "load_start count": each loop also counts its
+# runs, which load_runs adds up.
+LOAD_PIDS=()
+load_start() {
+	local i
+	rm -f "$WORK/load.stop" "$WORK"/load.*.count
+	for i in 1 2; do
+		(
+			while [ ! -e "$WORK/load.stop" ]; do
+				perf bench sched pipe -l "$PIPE_LOOPS" > /dev/null 2>&1
+				[ "${1:-}" = count ] && echo >> "$WORK/load.$i.count"
+			done
+		) &
+		LOAD_PIDS+=("$!")
+		BG_PIDS+=("$!")
+	done
+}
+
+load_stop() {
+	local p
+	touch "$WORK/load.stop"
+	for p in "${LOAD_PIDS[@]}"; do
+		wait "$p"
+		_forget BG_PIDS "$p"
+	done
+	LOAD_PIDS=()
+}
+
+load_runs() { cat "$WORK"/load.*.count 2> /dev/null | wc -l; }

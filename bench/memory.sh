@@ -37,31 +37,6 @@ fi
 OUT=${BENCH_RESULTS:-$WORK}/memory.tsv
 : > "$OUT"
 
-LOAD_PIDS=()
-load_start() {
-	local i
-	rm -f "$WORK/load.stop"
-	for i in 1 2; do
-		(
-			while [ ! -e "$WORK/load.stop" ]; do
-				perf bench sched pipe -l "$PIPE_LOOPS" > /dev/null 2>&1
-			done
-		) &
-		LOAD_PIDS+=("$!")
-		BG_PIDS+=("$!")
-	done
-}
-
-load_stop() {
-	local p
-	touch "$WORK/load.stop"
-	for p in "${LOAD_PIDS[@]}"; do
-		wait "$p"
-		_forget BG_PIDS "$p"
-	done
-	LOAD_PIDS=()
-}
-
 note "load: 2 loops of perf bench sched pipe -l $PIPE_LOOPS; windows: $WINDOWS s; backends: $BACKENDS; commands: $CMDS"
 load_start
 sleep 1

@@ -15,6 +15,8 @@
 #   perf runq ...      the same with --backend=perf
 #   ...-offcpu-K-late  offcpu -K --late-stacks --min 1000 (stacks of long
 #                      blocks, read from /proc while they last)
+#   ...-runq-cg        runq --by cgroup: the cgroup cache and moves (issue 28;
+#                      workloads pipe2cg and hackbenchcg split over two cgroups)
 #   perf runq nosw     perf runq without perf's context-switch records
 #                      (OFFCPU_FTRACE_NO_SWITCH_RECORDS): what they cost
 #   bpftrace runqlat   bench/runqlat.bt          (when bpftrace is installed)
@@ -60,10 +62,23 @@ OUT=${BENCH_RESULTS:-$WORK}/overhead.tsv
 : > "$OUT"
 
 command -v hackbench > /dev/null ||
-	{ note "hackbench not installed (apt-get install -y rt-tests): skipped"; WORKLOADS=${WORKLOADS//hackbench/}; }
+	{ note "hackbench not installed (apt-get install -y rt-tests): skipped"; WORKLOADS=${WORKLOADS//hackbenchcg/}
+	  WORKLOADS=${WORKLOADS//hackbench/}; }
+# pipe2cg, hackbenchcg (WORKLOADS="pipe2cg hackbenchcg"): split over two cgroups
+case " $WORKLOADS " in *cg\ *) bench_cgroups ;; esac
 
-MODES=(baseline ring-runq perf-runq perf-runq-nosw ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K
+MODES=(baseline ring-runq perf-runq perf-runq-tp perf-runq-nosw ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K
 	ring-offcpu-K-late perf-offcpu-K-late)
+# the toolkit's analyses (issue 24's targets: runq --slower and oncpu at runq's
+# cost; offcpu -K --wakers at offcpu -K's plus the waking events')
+MODES+=(ring-slower perf-slower ring-oncpu perf-oncpu ring-offcpu-K-wakers perf-offcpu-K-wakers)
+# the wall-clock profile at its default 99 Hz (issue 26): offcpu -K -U and the samples
+MODES+=(ring-profile perf-profile)
+# the flight recorder (issue 27) and a kernel overwrite buffer beside runq
+MODES+=(ring-flight perf-flight ring-runq-ow)
+# runq --by cgroup (issue 28): the cgroup cache and the cgroup moves, against
+# runq (on the *cg workloads the threads are in two cgroups, entered in the window)
+MODES+=(ring-runq-cg perf-runq-cg)
 if command -v bpftrace > /dev/null; then
 	MODES+=(bpftrace-runqlat bpftrace-offcpu-K)
 else
@@ -144,8 +159,8 @@ run_mode() {
 	case $mode in
 	baseline)
 		timed_workload "$w" ;;
-	ring-* | perf-runq | perf-runq-nosw | perf-offcpu | perf-offcpu-K | perf-offcpu-K-late | \
-	perf-*-b[0-9]*)
+	ring-* | perf-runq | perf-runq-nosw | perf-runq-tp | perf-offcpu | perf-offcpu-K | perf-offcpu-K-late | \
+	perf-slower | perf-oncpu | perf-offcpu-K-wakers | perf-profile | perf-runq-cg | perf-flight | perf-*-b[0-9]*)
 		local -a env=() extra=()
 		local m=$mode
 		# MODE-bKIB: the same with --buffer-size KIB (per-CPU buffer)
@@ -154,14 +169,37 @@ run_mode() {
 		esac
 		case $m in
 		*-runq) cmd=(runq) ;;
+		*-runq-cg) cmd=(runq --by cgroup) ;;
 		*-runq-nosw)	# what perf's context-switch records cost
 			cmd=(runq); env=(OFFCPU_FTRACE_NO_SWITCH_RECORDS=1) ;;
+		*-runq-tp)	# runq with the sched_switch tracepoint beside the records
+			cmd=(runq); env=(OFFCPU_FTRACE_SWITCH_TRACEPOINT=1) ;;
 		*-offcpu) cmd=(offcpu) ;;
 		*-offcpu-K) cmd=(offcpu -K) ;;
 		*-offcpu-K-late)	# stacks of blocks >= 1 ms only, read from /proc
 			cmd=(offcpu -K --late-stacks --min 1000) ;;
+		*-slower) cmd=(runq --slower 10000) ;;	# runqslower's default threshold
+		*-oncpu) cmd=(oncpu) ;;
+		*-offcpu-K-wakers) cmd=(offcpu -K --wakers) ;;
+		*-profile) cmd=(profile) ;;
+		# the flight recorder (issue 27): runq keeping the last 30 s in its
+		# user-space store, a trigger that never fires
+		*-flight) cmd=(runq --record "$WORK/$name.dat" --flight 30 --runq-over 3600000000) ;;
+		# the alternative it was chosen over: the window in a kernel buffer
+		# in overwrite mode, a second instance beside the one runq reads
+		*-runq-ow) cmd=(runq) ;;
 		esac
 		lock_tracefs
+		if [ "$m" = ring-runq-ow ]; then
+			local ow=bench-ow.$$ e
+			instance_new "$ow"
+			echo 65536 > "$T/instances/$ow/buffer_size_kb"
+			echo mono > "$T/instances/$ow/trace_clock" 2> /dev/null
+			for e in sched_switch sched_wakeup sched_wakeup_new sched_waking; do
+				[ -e "$T/instances/$ow/events/sched/$e/enable" ] &&
+					echo 1 > "$T/instances/$ow/events/sched/$e/enable"
+			done
+		fi
 		if start_tracer "$name" stderr "Hit Ctrl-C" \
 			env "${env[@]}" "$TOOL" "${cmd[@]}" "${extra[@]}" --backend="${mode%%-*}" --format=json; then
 			TOOL_PIDS+=("$TR_PID")
@@ -177,6 +215,9 @@ run_mode() {
 			[ -z "$(tool_leftovers)" ] || die "offcpu-ftrace left its instance behind ($mode)"
 		else
 			rc=1
+		fi
+		if [ "$m" = ring-runq-ow ]; then
+			instance_remove "bench-ow.$$" || die "cannot remove bench-ow.$$"
 		fi
 		unlock_tracefs ;;
 	bpftrace-*)

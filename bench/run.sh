@@ -11,6 +11,9 @@
 #   decode    bench/decode.sh    decode + analysis events/s per core, vs.
 #                                perf sched timehist
 #   memory    bench/memory.sh    peak RSS of runq, 10 s vs. 60 s window
+#   flight    bench/flight.sh    an hour of record --flight at the pipe2 rate
+#                                (RSS flat, CPU vs. plain runq); only when
+#                                asked: --only flight
 #   startup   bench/startup.sh   launch -> tracing on, end of window -> exit
 #   proc      bench/proc.sh      the proc backend's own CPU: 1, 100, 1000 threads
 #
@@ -86,10 +89,11 @@ if [ "$REPORT_ONLY" = 0 ]; then
 	section memory
 	section startup
 	section proc
+	section flight
 fi
 
 # ---------------------------------------------------------------- report
-MODE_ORDER="baseline ring-runq perf-runq perf-runq-nosw bpftrace-runqlat ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K ring-offcpu-K-late perf-offcpu-K-late bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
+MODE_ORDER="baseline ring-runq ring-flight ring-runq-ow perf-runq perf-flight ring-runq-cg perf-runq-cg perf-runq-tp perf-runq-nosw bpftrace-runqlat ring-slower perf-slower ring-oncpu perf-oncpu ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K ring-offcpu-K-wakers perf-offcpu-K-wakers ring-profile perf-profile ring-offcpu-K-late perf-offcpu-K-late bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 
 overhead_table() {
@@ -299,6 +303,21 @@ report() {
 			target_le "$w" perf-offcpu-K-late bpftrace-offcpu-K
 			target_floor "$w" ring-runq
 			switch_cost "$w"
+			# the toolkit at the cost of what it stands on (issue 24)
+			target_le "$w" ring-slower ring-runq
+			target_le "$w" perf-slower perf-runq
+			target_le "$w" ring-oncpu ring-runq
+			target_le "$w" perf-oncpu perf-runq
+			# the flight recorder against plain runq on the same backend (issue 27)
+			target_le "$w" ring-flight ring-runq
+			target_le "$w" perf-flight perf-runq
+			target_le "$w" ring-flight ring-runq-ow
+			# the profile: offcpu -K plus user stacks and 99 Hz of samples (a ratio to read, not a target)
+			target_le "$w" ring-profile ring-offcpu-K
+			target_le "$w" perf-profile perf-offcpu-K
+			# --by cgroup (issue 28): the cache and the moves, against runq
+			target_le "$w" ring-runq-cg ring-runq
+			target_le "$w" perf-runq-cg perf-runq
 		done
 		awk -F '\t' '
 		$2 ~ /^(ring|perf)-(runq|offcpu)/ && $6 != "-" { lost[$1] += $6; runs[$1]++ }

@@ -37,32 +37,6 @@ TRACERS=(ring-runq perf-runq ring-offcpu ring-offcpu-K perf-offcpu-K)
 command -v bpftrace > /dev/null && TRACERS+=("bpftrace-runqlat")
 TRACERS+=("perf-sched-record")
 
-LOAD_PIDS=()
-load_start() {
-	local i
-	rm -f "$WORK/load.stop"
-	for i in 1 2; do
-		(
-			while [ ! -e "$WORK/load.stop" ]; do
-				perf bench sched pipe -l "$PIPE_LOOPS" > /dev/null 2>&1
-			done
-		) &
-		LOAD_PIDS+=("$!")
-		BG_PIDS+=("$!")
-	done
-	sleep 1
-}
-
-load_stop() {
-	local p
-	touch "$WORK/load.stop"
-	for p in "${LOAD_PIDS[@]}"; do
-		wait "$p"
-		_forget BG_PIDS "$p"
-	done
-	LOAD_PIDS=()
-}
-
 # one TRACER COND REP
 one() {
 	local tr=$1 name="st.$2.$3" start down
@@ -102,7 +76,7 @@ one() {
 }
 
 for cond in idle load; do
-	[ "$cond" = load ] && load_start
+	[ "$cond" = load ] && load_start && sleep 1
 	note "startup/teardown, $cond: $REPS runs of each of ${#TRACERS[@]} tracers"
 	for ((r = 1; r <= REPS; r++)); do
 		for tr in "${TRACERS[@]}"; do

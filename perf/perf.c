@@ -2,11 +2,11 @@
 /*
  * The perf backend: the same sched tracepoints opened with perf_event_open,
  * one event per CPU and type, all of a CPU's events writing into one mmap
- * ring. Records are parsed in place (copied only when they wrap), their raw
- * tracepoint payload decoded with the same format offsets as the tracefs
- * backends, and CPUs merged in time order. Nothing is written to tracefs:
- * only its format files are read, which stay readable when it is mounted
- * read-only.
+ * ring. Records are parsed in place (copied only when they wrap) by
+ * perfrec.c, their raw tracepoint payload decoded with the same format
+ * offsets as the tracefs backends, and CPUs merged in time order. Nothing
+ * is written to tracefs: only its format files are read, which stay
+ * readable when it is mounted read-only.
  *
  * Context-switch records. Some kernels (this project's 6.18 development
  * host) lose sched_switch tracepoint hits whose prev is an idle CPU's idle
@@ -22,6 +22,12 @@
  * preempted (MISC_SWITCH_OUT_PREEMPT, 4.17+), unknown otherwise, no comm
  * (the analyzer falls back to the name it knows) and no stack. Switch-in
  * records repeat the switch-out and are skipped.
+ *
+ * Records only. Where the analysis needs of a switch only who left,
+ * whether it was preempted, and who came (runq: req->switch_minimal), the
+ * sched_switch tracepoint is not opened at all: the records are the
+ * switches (half the events written per switch, and no tracepoint payload
+ * filled), and the dummy event owns the CPU's ring in fd[0].
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -42,17 +48,23 @@
 #include "fileread.h"
 #include "backend.h"
 #include "perf_backends.h"
-#include "decode.h"
+#include "encode.h"
 #include "fmt.h"
 #include "fmtload.h"
+#include "grow.h"
+#include "hash.h"
 #include "perfcaps.h"
+#include "procfs.h"
+#include "perfrec.h"
 #include "timeutil.h"
 #include "tsheap.h"
 
 #define ORDER_SLACK_NS (1000 * 1000ULL)
-#define NTP 5			/* sched_switch, sched_wakeup, _new, _waking, process_fork */
+/* sched_switch, sched_wakeup, _new, _waking, process_fork, the cgroup moves */
+#define NTP 7
 #define FD_SWITCH NTP		/* the dummy event writing context-switch records */
-#define NTYPES (NTP + 1)
+#define FD_SAMPLE (NTP + 1)	/* profile: the CPU clock sampling what runs */
+#define NTYPES (NTP + 2)
 
 struct pcpu {
 	int cpu;
@@ -66,8 +78,9 @@ struct pcpu {
 	uint64_t size;		/* data area bytes, a power of two */
 	uint64_t head;		/* data_head as last read */
 	uint64_t pos;		/* next record to parse */
-	uint64_t rec_start;	/* start of the record c->ev[] came from */
-	uint64_t chain_id;	/* perf id of this CPU's sched_switch event */
+	uint64_t rec_start;	/* start of the record c->rec came from */
+	struct perfrec_layout lay;	/* what its records hold: chain_id is
+					 * the perf id of its sched_switch event */
 	uint64_t enabled_ns;	/* its time enabled at the last check */
 	uint64_t lost;		/* PERF_RECORD_LOST */
 	uint64_t recovered;	/* switches only the switch records had */
@@ -78,10 +91,9 @@ struct pcpu {
 	 */
 	int32_t sw_prev, sw_next, out_prev, out_next;
 	bool sw_fed, out_preempt;
-	/* the events of the current record: a switch may bring its stacks */
-	struct sched_event ev[3];
-	unsigned nev, iev;
-	uint64_t kfr[STACK_MAX_DEPTH], ufr[STACK_MAX_DEPTH];
+	/* the current record: a switch may bring its stacks */
+	struct perfrec rec;
+	unsigned nev, iev;	/* its events to feed, the next one */
 	uint8_t scratch[65536];	/* a record that wraps around the ring end */
 };
 
@@ -103,7 +115,8 @@ struct backend {
 	struct sched_layout layout;
 	bool layout_ok;
 	struct pcpu **cpus;	/* slots: CPU i's first is slot i */
-	unsigned nslot, slotcap;
+	unsigned nslot;
+	size_t slotcap;		/* of every per-slot array */
 	unsigned ncpu;
 	int *active;		/* per CPU: its slot now */
 	uint8_t *online;	/* per CPU: as at the last check */
@@ -116,17 +129,43 @@ struct backend {
 	uint64_t *next_ts;
 	bool mono;
 	bool kstack, ustack;
+	bool waking_kstack;	/* --wakers -K: callchains of sched_waking too */
+	unsigned sample_hz;	/* profile: CPU clock samples per second, 0 none */
 	bool switch_records;	/* context-switch records open on every CPU */
 	bool no_switch_records;	/* the kernel refused them (before 4.3), or the
 				 * benchmark's OFFCPU_FTRACE_NO_SWITCH_RECORDS */
+	bool records_only;	/* req->switch_minimal: the records, no sched_switch */
+	/* a recording: the events fed, written as pages for req->page_sink */
+	struct page_enc *enc;	/* per CPU */
+	page_emit_fn sink;
+	void *sink_arg;
+	/* ... and the names its events carried, for its saved_cmdlines */
+	struct rec_comm {
+		int32_t tid, tgid;	/* tgid -1: unknown */
+		char comm[COMM_LEN];
+	} *comms;		/* REC_COMMS, by tid's hash, REC_PROBES tried */
+	char *cmdlines, *tgids;	/* the texts last built */
+};
+
+#define REC_COMMS 8192
+#define REC_PROBES 16
+
+/* the event type of each tracepoint fd (fd[t]); sched_switch first */
+static const uint8_t tp_type[NTP] = {
+	SEV_SWITCH, SEV_WAKEUP, SEV_WAKEUP_NEW, SEV_WAKING, SEV_FORK,
+	SEV_CGROUP_ATTACH, SEV_CGROUP_TRANSFER,
 };
 
 static int setup_layout(struct backend *b, const struct trace_req *req,
 			char *err, size_t errlen)
 {
+	/* a recording writes pages of the kernel's layout, stacks as ftrace's */
+	unsigned rec = req->page_sink ? FMTLOAD_HEADER_PAGE | (req->kstack ? FMTLOAD_KSTACK : 0) |
+					 (req->ustack ? FMTLOAD_USTACK : 0) : 0;
+
 	return sched_layout_load(&b->layout, &b->layout_ok, b->root,
-				 (req->waking ? FMTLOAD_WAKING : 0) | (req->fork ? FMTLOAD_FORK : 0),
-				 err, errlen);
+				 (req->waking ? FMTLOAD_WAKING : 0) | (req->fork ? FMTLOAD_FORK : 0) |
+				 (req->cgroup_moves ? FMTLOAD_CGROUP : 0) | rec, err, errlen);
 }
 
 static long perf_open(struct perf_event_attr *a, int cpu, int group)
@@ -151,6 +190,42 @@ static int open_error(int ret, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * profile: PERF_COUNT_SW_CPU_CLOCK at sample_hz on @c's CPU (a software
+ * clock: it works in VMs without a PMU), each sample with its period (the
+ * CPU time since the last) and its kernel and user callchain; the idle
+ * task is not sampled.
+ */
+static int open_sampler(struct backend *b, struct pcpu *c, char *err, size_t errlen)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.freq = 1;
+	a.sample_freq = b->sample_hz;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
+	a.sample_max_stack = STACK_MAX_DEPTH;
+	a.exclude_idle = 1;
+	a.disabled = 1;
+	a.use_clockid = b->mono;	/* the same clock, or SET_OUTPUT refuses */
+	a.clockid = CLOCK_MONOTONIC;
+	fd = perf_open(&a, c->cpu, -1);
+	if (fd < 0) {
+		if (errno == ENODEV)
+			return 0;
+		return open_error(-errno, err, errlen);
+	}
+	c->fd[FD_SAMPLE] = (int)fd;
+	if (ioctl(c->fd[FD_SAMPLE], PERF_EVENT_IOC_ID, &c->lay.sample_id))
+		return errf(err, errlen, -errno, "PERF_EVENT_IOC_ID");
+	return 0;
+}
+
 static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 {
 	size_t ring = b->ring;
@@ -161,9 +236,10 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 	for (t = 0; t < NTYPES; t++)
 		c->fd[t] = -1;
 	for (t = 0; t < NTP; t++) {
-		int id = b->layout.id[SEV_SWITCH + t];
+		unsigned type = tp_type[t];
+		int id = b->layout.id[type];
 
-		if (id < 0)
+		if (id < 0 || (t == 0 && b->records_only))
 			continue;
 		memset(&a, 0, sizeof(a));
 		a.size = sizeof(a);
@@ -176,6 +252,12 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 			a.exclude_callchain_user = !b->ustack;
 			a.exclude_callchain_kernel = !b->kstack;
+			a.sample_max_stack = STACK_MAX_DEPTH;
+		}
+		/* --wakers -K: the waker's kernel stack, at its sched_waking */
+		if (type == SEV_WAKING && b->waking_kstack) {
+			a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a.exclude_callchain_user = 1;
 			a.sample_max_stack = STACK_MAX_DEPTH;
 		}
 		a.disabled = 1;
@@ -192,6 +274,11 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 			a.use_clockid = 0;
 			fd = perf_open(&a, c->cpu, -1);
 		}
+		if (fd < 0 && errno != ENODEV && type >= SEV_CGROUP_ATTACH) {
+			/* not fatal: threads keep the cgroup of their first sight */
+			b->layout.id[type] = -1;
+			continue;
+		}
 		if (fd < 0) {
 			if (errno == ENODEV)	/* offline CPU */
 				return 0;
@@ -199,10 +286,17 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 		}
 		c->fd[t] = (int)fd;
 		if (t == 0 && (a.sample_type & PERF_SAMPLE_CALLCHAIN) &&
-		    ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->chain_id))
+		    ioctl(c->fd[0], PERF_EVENT_IOC_ID, &c->lay.chain_id))
 			return errf(err, errlen, -errno, "PERF_EVENT_IOC_ID");
-		/* -t: let the kernel drop what cannot concern the thread */
-		if (b->filter_tid >= 0) {
+		if (t && (a.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    ioctl(c->fd[t], PERF_EVENT_IOC_ID, &c->lay.wake_chain_id))
+			return errf(err, errlen, -errno, "PERF_EVENT_IOC_ID");
+		/*
+		 * -t: let the kernel drop what cannot concern the thread; not
+		 * the cgroup moves, whose pid is a process's leader when the
+		 * whole process moved
+		 */
+		if (b->filter_tid >= 0 && type < SEV_NSCHED) {
 			char filter[96];
 
 			if (t == 0)
@@ -214,7 +308,7 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 			ioctl(c->fd[t], PERF_EVENT_IOC_SET_FILTER, filter);
 		}
 	}
-	if (c->fd[0] < 0)
+	if (c->fd[0] < 0 && !b->records_only)
 		return 0;
 	if (!b->no_switch_records) {
 		memset(&a, 0, sizeof(a));
@@ -224,19 +318,36 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 		a.sample_id_all = 1;
 		a.context_switch = 1;
+		/* a recording names its threads: COMM records for execs (a short command's) */
+		a.comm = b->comms != NULL;
+		a.comm_exec = a.comm;
 		a.disabled = 1;
 		a.use_clockid = b->mono;	/* the same clock, or SET_OUTPUT refuses */
 		a.clockid = CLOCK_MONOTONIC;
+		if (b->records_only) {
+			/* it owns the ring: the wakeups and stalled() as sched_switch's */
+			a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(ring / 2);
+		}
 		fd = perf_open(&a, c->cpu, -1);
-		if (fd < 0 && errno == EINVAL && c->cpu == b->cpus[0]->cpu) {
+		if (fd < 0 && errno == EINVAL && c->cpu == b->cpus[0]->cpu && !b->records_only) {
 			b->no_switch_records = true;	/* before 4.3: tracepoint only */
 		} else if (fd < 0) {
 			if (errno == ENODEV)
 				return 0;
 			return open_error(-errno, err, errlen);
 		} else {
-			c->fd[FD_SWITCH] = (int)fd;
+			c->fd[b->records_only ? 0 : FD_SWITCH] = (int)fd;
 		}
+	}
+	if (c->fd[0] < 0)
+		return 0;
+	if (b->sample_hz) {
+		int ret = open_sampler(b, c, err, errlen);
+
+		if (ret)
+			return ret;
 	}
 	c->map_len = ring + (size_t)sysconf(_SC_PAGESIZE);
 	c->map = mmap(NULL, c->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd[0], 0);
@@ -257,38 +368,36 @@ static int open_cpu(struct backend *b, struct pcpu *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* Room for @n slots in every per-slot array; 0 or -ENOMEM. */
-static int grow_slots(struct backend *b, unsigned n)
+/* Room for slot @i in every per-slot array (one per CPU at first); 0 or -ENOMEM. */
+static int grow_slots(struct backend *b, size_t i)
 {
+	size_t cap = b->slotcap, ncap = cap, k;
 	struct pcpu **cpus;
 	struct pollfd *pfd;
 	unsigned *hv;
 	uint64_t *ts;
-	unsigned i;
 
-	if (n <= b->slotcap)
-		return 0;
-	cpus = realloc(b->cpus, n * sizeof(*cpus));
-	if (cpus)
+	/* the four grow alike: each from cap to the same ncap */
+	if ((cpus = mem_grow_from(b->cpus, &ncap, i, sizeof(*cpus), b->ncpu)))
 		b->cpus = cpus;
-	pfd = realloc(b->pfd, n * sizeof(*pfd));
-	if (pfd)
+	ncap = cap;
+	if ((pfd = mem_grow_from(b->pfd, &ncap, i, sizeof(*pfd), b->ncpu)))
 		b->pfd = pfd;
-	hv = realloc(b->heap.v, n * sizeof(*hv));
-	if (hv)
+	ncap = cap;
+	if ((hv = mem_grow_from(b->heap.v, &ncap, i, sizeof(*hv), b->ncpu)))
 		b->heap.v = hv;
-	ts = realloc(b->next_ts, n * sizeof(*ts));
-	if (ts)
+	ncap = cap;
+	if ((ts = mem_grow_from(b->next_ts, &ncap, i, sizeof(*ts), b->ncpu)))
 		b->next_ts = ts;
 	b->heap.key = b->next_ts;
 	if (!cpus || !pfd || !hv || !ts)
 		return -ENOMEM;
-	for (i = b->slotcap; i < n; i++) {
-		b->cpus[i] = NULL;
-		b->pfd[i].fd = -1;
-		b->pfd[i].events = POLLIN;
+	for (k = cap; k < ncap; k++) {
+		b->cpus[k] = NULL;
+		b->pfd[k].fd = -1;
+		b->pfd[k].events = POLLIN;
 	}
-	b->slotcap = n;
+	b->slotcap = ncap;
 	return 0;
 }
 
@@ -298,7 +407,7 @@ static struct pcpu *new_slot(struct backend *b, int cpu)
 	struct pcpu *c;
 	unsigned t;
 
-	if (b->nslot == b->slotcap && grow_slots(b, b->slotcap * 2 + 1))
+	if (grow_slots(b, b->nslot))
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -306,6 +415,9 @@ static struct pcpu *new_slot(struct backend *b, int cpu)
 	c->cpu = cpu;
 	for (t = 0; t < NTYPES; t++)
 		c->fd[t] = -1;
+	c->lay.sched = &b->layout;
+	c->lay.kstack = b->kstack;
+	c->lay.ustack = b->ustack;
 	b->cpus[b->nslot++] = c;
 	return c;
 }
@@ -469,10 +581,14 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 		return errf(err, errlen, -ENOMEM, "perf backend");
 	b->mono = true;
 	b->kstack = req->kstack;
+	b->waking_kstack = req->waking_kstack && req->waking;
+	b->sample_hz = req->cpu_samples ? (req->rate_hz ? req->rate_hz : 99) : 0;
 	b->ustack = req->ustack;
 	/* for the benchmark only: what the switch records cost */
 	b->no_switch_records = getenv("OFFCPU_FTRACE_NO_SWITCH_RECORDS") != NULL;
 	b->filter_tid = req->npids == 1 && !req->follow_fork ? req->pids[0] : -1;
+	b->records_only = req->switch_minimal && !b->no_switch_records &&
+			  !getenv("OFFCPU_FTRACE_SWITCH_TRACEPOINT");
 	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
@@ -483,6 +599,20 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	if (n <= 0)
 		return errf(err, errlen, -EINVAL, "cannot count CPUs");
 	b->ncpu = (unsigned)n;
+	if (req->page_sink) {
+		b->enc = calloc(b->ncpu, sizeof(*b->enc));
+		if (!b->enc)
+			return errf(err, errlen, -ENOMEM, "perf backend");
+		for (i = 0; i < b->ncpu; i++)
+			if ((ret = page_enc_init(&b->enc[i], &b->layout, i)))
+				return errf(err, errlen, ret, "cannot record: this kernel's "
+					    "header_page");
+		b->sink = req->page_sink;
+		b->sink_arg = req->page_arg;
+		b->comms = calloc(REC_COMMS, sizeof(*b->comms));
+		if (!b->comms)
+			return errf(err, errlen, -ENOMEM, "perf backend");
+	}
 	/* per CPU: a power of two of pages, like the ring backend's default */
 	ring = req->buffer_kb ? (size_t)req->buffer_kb * 1024 :
 	       (size_t)32 * 1024 * 1024 / (size_t)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ?
@@ -517,7 +647,7 @@ static int perf_open_backend(struct backend **out, const struct trace_req *req,
 	b->ring = ring;
 	b->active = calloc(b->ncpu, sizeof(*b->active));
 	b->online = calloc(b->ncpu, sizeof(*b->online));
-	if (!b->active || !b->online || grow_slots(b, b->ncpu))
+	if (!b->active || !b->online)
 		return errf(err, errlen, -ENOMEM, "perf backend");
 	online_cpus(b, b->online);
 	for (i = 0; i < b->ncpu; i++) {
@@ -577,173 +707,81 @@ static const uint8_t *ring_bytes(struct pcpu *c, uint64_t off, uint32_t len)
 	return c->scratch;
 }
 
-#define GET(p, end, v)                                   \
-	do {                                             \
-		if ((p) + sizeof(v) > (end))             \
-			return 0;                        \
-		memcpy(&(v), (p), sizeof(v));            \
-		(p) += sizeof(v);                        \
-	} while (0)
-
-/* Split a callchain at its context markers into kernel and user frames. */
-static void split_chain(struct pcpu *c, const uint8_t *p, uint64_t nr,
-			uint32_t *nk, uint32_t *nu)
-{
-	uint64_t i, ip;
-	int ctx = 0;	/* 1 kernel, 2 user */
-
-	*nk = *nu = 0;
-	for (i = 0; i < nr; i++) {
-		memcpy(&ip, p + 8 * i, 8);
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? 1 :
-			      ip == (uint64_t)PERF_CONTEXT_USER ? 2 : 0;
-			continue;
-		}
-		if (ctx == 1 && *nk < STACK_MAX_DEPTH)
-			c->kfr[(*nk)++] = ip;
-		else if (ctx == 2 && *nu < STACK_MAX_DEPTH)
-			c->ufr[(*nu)++] = ip;
-	}
-}
-
 /*
  * A PERF_RECORD_SWITCH_CPU_WIDE record: a switch neither the tracepoint
- * nor an earlier record of it fed becomes c->ev[0] (see the top of the
- * file). Returns 1 or 0.
+ * nor an earlier record of it fed becomes c->rec.ev[0] (see the top of
+ * the file). Returns 1 or 0.
  */
-static unsigned parse_switch(const struct backend *b, struct pcpu *c, const uint8_t *rec,
-			     uint32_t size)
+static unsigned switch_feed(const struct backend *b, struct pcpu *c,
+			    const struct perfrec_switch *sw)
 {
-	const struct perf_event_header *h = (const void *)rec;
-	const uint8_t *p = rec + sizeof(*h), *end = rec + size;
-	uint32_t other_pid, other_tid, pid, tid, cpu, res;
-	struct sched_event *ev = c->ev;
-	bool out = h->misc & PERF_RECORD_MISC_SWITCH_OUT;
-	int32_t prev, next;
-	uint64_t ts;
+	struct sched_event *ev = c->rec.ev;
+	int32_t prev = sw->prev, next = sw->next;
 
-	GET(p, end, other_pid);
-	GET(p, end, other_tid);
-	GET(p, end, pid);	/* sample_id: TID, TIME, CPU */
-	GET(p, end, tid);
-	GET(p, end, ts);
-	GET(p, end, cpu);
-	GET(p, end, res);
-	(void)other_pid;
-	(void)pid;
-	(void)res;
-	/* out: the current task leaves for other; in: it arrived from other */
-	prev = (int32_t)(out ? tid : other_tid);
-	next = (int32_t)(out ? other_tid : tid);
 	if (c->sw_fed && c->sw_prev == prev && c->sw_next == next) {
-		if (!out)
+		if (!sw->out)
 			c->sw_fed = false;	/* the switch's last record */
 		return 0;
 	}
-	if (out) {
+	if (sw->out) {
 		c->out_prev = prev;	/* for the switch-in, if fed from it */
 		c->out_next = next;
-		c->out_preempt = h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+		c->out_preempt = sw->preempt;
 	}
 	/* -t: the kernel filters the tracepoint, so other switches are absent */
 	if (b->filter_tid >= 0 && prev != b->filter_tid && next != b->filter_tid)
 		return 0;
-	c->sw_fed = out;
+	c->sw_fed = sw->out;
 	c->sw_prev = prev;
 	c->sw_next = next;
-	c->recovered++;
+	c->recovered += !b->records_only;
 	memset(ev, 0, sizeof(*ev));
-	ev->ts = ts;
-	ev->cpu = (int32_t)cpu;
+	ev->ts = sw->ts;
+	ev->cpu = sw->cpu;
 	ev->type = SEV_SWITCH;
 	ev->common_pid = prev;	/* as the tracepoint has it: prev runs */
 	ev->pid = prev;
 	ev->next_pid = next;
 	ev->prev_state = SCHED_STATE_UNKNOWN;
-	if (out ? c->out_preempt : c->out_prev == prev && c->out_next == next && c->out_preempt)
+	if (sw->out ? c->out_preempt : c->out_prev == prev && c->out_next == next && c->out_preempt)
 		ev->prev_state = 0;	/* preempted: R */
 	return 1;
 }
 
 /*
- * Parse one record into c->ev[]. Returns the number of events: 0 for
- * records that are not samples of ours (PERF_RECORD_LOST is counted).
- * Samples start with their event id (PERF_SAMPLE_IDENTIFIER): only
- * sched_switch samples carry a callchain.
+ * Parse one record into c->rec. Returns the number of events to feed: 0
+ * for records that are not samples of ours or are malformed (skipped),
+ * and for lost counts (added up) and switches already fed.
  */
-static unsigned parse_record(struct backend *b, struct pcpu *c, const uint8_t *rec,
-			     uint32_t size)
+static void note_comm(struct backend *b, int32_t tid, const char *comm);
+
+static unsigned cpu_record(struct backend *b, struct pcpu *c, const uint8_t *rec,
+			   uint32_t size)
 {
-	const uint8_t *p = rec + sizeof(struct perf_event_header), *end = rec + size;
-	const struct perf_event_header *h = (const void *)rec;
-	uint32_t pid, tid, cpu, res, raw_size, nk = 0, nu = 0;
-	uint64_t id, ts, nr = 0;
-	const uint8_t *chain = NULL;
-	struct sched_event *ev = c->ev;
-	unsigned n;
+	struct perfrec *r = &c->rec;
 
-	if (h->type == PERF_RECORD_LOST) {
-		uint64_t lost;
-
-		GET(p, end, id);
-		GET(p, end, lost);
-		c->lost += lost;
+	if (perfrec_parse(&c->lay, rec, size, r))
 		return 0;
-	}
-	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE)
-		return parse_switch(b, c, rec, size);
-	if (h->type != PERF_RECORD_SAMPLE)
+	switch (r->kind) {
+	case PERFREC_LOST:
+		c->lost += r->lost;
 		return 0;
-	GET(p, end, id);
-	GET(p, end, pid);
-	GET(p, end, tid);
-	GET(p, end, ts);
-	GET(p, end, cpu);
-	GET(p, end, res);
-	(void)tid;
-	(void)res;
-	if (c->chain_id && id == c->chain_id) {
-		GET(p, end, nr);
-		if (nr > 4096 || (uint64_t)(end - p) < 8 * nr)
-			return 0;
-		chain = p;
-		p += 8 * nr;
-	}
-	GET(p, end, raw_size);
-	if ((uint64_t)(end - p) < raw_size)
+	case PERFREC_SWITCH:
+		return switch_feed(b, c, &r->sw);
+	case PERFREC_COMM:
+		/* a recording: an exec's new name, for a thread gone before the save */
+		if (b->comms)
+			note_comm(b, r->comm.tid, r->comm.comm);
 		return 0;
-	if (!decode_record(&b->layout, p, raw_size, ts, (int32_t)cpu, &ev[0]))
-		return 0;
-	n = 1;
-	if (ev[0].type == SEV_SWITCH) {
-		c->sw_fed = true;	/* its records repeat it */
-		c->sw_prev = ev[0].pid;
-		c->sw_next = ev[0].next_pid;
-	}
-	if (chain && ev[0].type == SEV_SWITCH) {
-		split_chain(c, chain, nr, &nk, &nu);
-		/* the same shape as the ring backend: stacks after the switch */
-		if (b->kstack) {
-			ev[n] = ev[0];
-			ev[n].type = SEV_KSTACK;
-			ev[n].pid = ev[0].common_pid;
-			ev[n].next_pid = 0;
-			ev[n].stack = c->kfr;
-			ev[n].stack_depth = nk;
-			n++;
+	case PERFREC_SAMPLE:
+		if (r->ev[0].type == SEV_SWITCH) {
+			c->sw_fed = true;	/* its records repeat it */
+			c->sw_prev = r->ev[0].pid;
+			c->sw_next = r->ev[0].next_pid;
 		}
-		if (b->ustack && nu) {
-			ev[n] = ev[0];
-			ev[n].type = SEV_USTACK;
-			ev[n].pid = ev[0].common_pid;
-			ev[n].next_pid = (int32_t)pid;	/* tgid */
-			ev[n].stack = c->ufr;
-			ev[n].stack_depth = nu;
-			n++;
-		}
+		return r->nev;
 	}
-	return n;
+	return 0;
 }
 
 /* Move to the next event of @c; false when its ring holds no more now. */
@@ -763,7 +801,7 @@ static bool cpu_next(struct backend *b, struct pcpu *c)
 		}
 		rec = ring_bytes(c, c->pos, h.size);
 		c->rec_start = c->pos;
-		c->nev = parse_record(b, c, rec, h.size);
+		c->nev = cpu_record(b, c, rec, h.size);
 		c->pos += h.size;
 		if (c->nev) {
 			c->iev = 0;
@@ -772,6 +810,52 @@ static bool cpu_next(struct backend *b, struct pcpu *c)
 	}
 	c->nev = c->iev = 0;
 	return false;
+}
+
+/*
+ * A thread's name for the recording's saved_cmdlines: the event's, or,
+ * where it carries none (a switch only the context-switch records had),
+ * /proc's at first sight, as tracefs's own table would have it.
+ */
+static void note_comm(struct backend *b, int32_t tid, const char *comm)
+{
+	struct rec_comm *e = NULL;
+	char buf[64];
+	unsigned i;
+
+	if (tid <= 0)
+		return;
+	/*
+	 * linear probing, never evicting: replacing a thread whose slot
+	 * another one hashes to would read /proc for each of their events in
+	 * turn; a full neighbourhood leaves the thread out (unnamed in report)
+	 */
+	for (i = 0; i < REC_PROBES; i++) {
+		e = &b->comms[(tid_hash32(tid) + i) & (REC_COMMS - 1)];
+		if (e->tid == tid || !e->tid)
+			break;
+	}
+	if (i == REC_PROBES)
+		return;
+	if (!e->tid) {
+		/* first sight: its process from /proc, as the live run asks it */
+		e->tid = tid;
+		e->tgid = proc_tgid(tid, NULL);
+	}
+	if (comm && comm[0])
+		comm_copy(e->comm, comm);
+	else if (!e->comm[0] && proc_comm(tid, buf, sizeof(buf)) == 0)
+		comm_copy(e->comm, buf);
+}
+
+/* A recording: @ev into its CPU's page, its names into the table. */
+static void record_event(struct backend *b, const struct sched_event *ev)
+{
+	page_enc_add(&b->enc[ev->cpu], ev, b->sink, b->sink_arg);
+	if (ev->type == SEV_SWITCH)
+		note_comm(b, ev->next_pid, ev->next_comm);
+	if (ev->type <= SEV_WAKING)
+		note_comm(b, ev->pid, ev->comm);
 }
 
 static int perf_read(struct backend *b, uint64_t limit, bool drain,
@@ -791,7 +875,7 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 		/* pairs with the kernel's store of data_head */
 		c->head = __atomic_load_n(&c->meta->data_head, __ATOMIC_ACQUIRE);
 		if (c->iev < c->nev || cpu_next(b, c)) {
-			b->next_ts[i] = c->ev[c->iev].ts;
+			b->next_ts[i] = c->rec.ev[c->iev].ts;
 			tsheap_push(&b->heap, i);
 		}
 	}
@@ -803,11 +887,14 @@ static int perf_read(struct backend *b, uint64_t limit, bool drain,
 		unsigned ci = b->heap.v[0];
 		struct pcpu *c = b->cpus[ci];
 
-		if (c->ev[c->iev].ts > upto)
+		if (c->rec.ev[c->iev].ts > upto)
 			break;
-		cb(&c->ev[c->iev], arg);
+		/* a recording's pages: errors are sticky in it, said at its close */
+		if (b->enc && (unsigned)c->rec.ev[c->iev].cpu < b->ncpu)
+			record_event(b, &c->rec.ev[c->iev]);
+		cb(&c->rec.ev[c->iev], arg);
 		if (cpu_next(b, c)) {
-			b->next_ts[ci] = c->ev[c->iev].ts;
+			b->next_ts[ci] = c->rec.ev[c->iev].ts;
 			tsheap_fix_top(&b->heap);
 		} else {
 			tsheap_pop(&b->heap);
@@ -872,7 +959,64 @@ static const struct sched_states *perf_states(struct backend *b)
 
 static unsigned perf_events(struct backend *b)
 {
-	return sched_layout_events(&b->layout, b->layout_ok, b->kstack, b->ustack);
+	return sched_layout_events(&b->layout, b->layout_ok, b->kstack, b->ustack) |
+	       (b->sample_hz ? 1u << SEV_SAMPLE : 0);
+}
+
+static int perf_rec_source(struct backend *b, struct backend_rec_src *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!b->enc)
+		return -EINVAL;
+	s->tracefs = b->root;
+	s->instance = NULL;	/* no instance: no per-CPU stats */
+	s->ncpu = b->ncpu;
+	s->page_size = b->layout.page_size;
+	s->buffer_kb = (uint32_t)(b->ring / 1024);
+	return 0;
+}
+
+static void perf_task_lists(struct backend *b, const char **cmdlines, const char **tgids)
+{
+	size_t i, n = 0, m = 0;
+
+	*cmdlines = *tgids = NULL;
+	if (!b->comms)
+		return;
+	free(b->cmdlines);
+	free(b->tgids);
+	b->cmdlines = malloc(REC_COMMS * (12 + COMM_LEN + 1) + 1);
+	b->tgids = malloc(REC_COMMS * 24 + 1);
+	if (!b->cmdlines || !b->tgids)
+		return;
+	for (i = 0; i < REC_COMMS; i++) {
+		const struct rec_comm *e = &b->comms[i];
+
+		if (e->tid <= 0)
+			continue;
+		if (e->comm[0])
+			n += (size_t)sprintf(b->cmdlines + n, "%d %.16s\n", e->tid, e->comm);
+		if (e->tgid > 0)
+			m += (size_t)sprintf(b->tgids + m, "%d %d\n", e->tid, e->tgid);
+	}
+	b->cmdlines[n] = '\0';
+	b->tgids[m] = '\0';
+	*cmdlines = b->cmdlines;
+	*tgids = b->tgids;
+}
+
+static int perf_flush_pages(struct backend *b)
+{
+	unsigned i;
+	int ret = 0;
+
+	for (i = 0; b->enc && i < b->ncpu; i++) {
+		int r = page_enc_flush(&b->enc[i], b->sink, b->sink_arg);
+
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
 }
 
 /* Nothing in tracefs to restore: unmap and close everything. */
@@ -894,6 +1038,12 @@ static int perf_close(struct backend *b, char *err, size_t errlen)
 				close(c->fd[t]);
 		free(c);
 	}
+	for (i = 0; b->enc && i < b->ncpu; i++)
+		page_enc_fini(&b->enc[i]);
+	free(b->enc);
+	free(b->comms);
+	free(b->cmdlines);
+	free(b->tgids);
 	if (b->layout_ok)
 		fmt_fini(&b->layout);
 	free(b->cpus);
@@ -918,5 +1068,8 @@ const struct backend_ops perf_backend_ops = {
 	.states = perf_states,
 	.events = perf_events,
 	.recovered = perf_recovered,
+	.rec_source = perf_rec_source,
+	.flush_pages = perf_flush_pages,
+	.task_lists = perf_task_lists,
 	.close = perf_close,
 };

@@ -31,6 +31,7 @@
 #include "analyzer.h"
 #include "backend.h"
 #include "errf.h"
+#include "grow.h"
 #include "proc_backends.h"
 #include "proctasks.h"
 #include "stacks.h"
@@ -78,7 +79,8 @@ struct backend {
 	uint64_t cpu_seen_ns;
 	/* -K: kernel function names (tokens are 1 + index) and stacks of tokens */
 	char **names;
-	uint32_t nnames, capnames;
+	uint32_t nnames;
+	size_t capnames;
 	struct posindex name_index;
 	struct stacktab stacks;
 	char notice[256];
@@ -97,6 +99,7 @@ static uint64_t name_token(struct backend *b, const char *name)
 {
 	uint64_t h = fnv1a64_str(name);
 	uint32_t i;
+	char **v;
 
 	for (i = posindex_first(&b->name_index, h); b->name_index.slot[i] >= 0;
 	     i = posindex_next(&b->name_index, i))
@@ -104,15 +107,10 @@ static uint64_t name_token(struct backend *b, const char *name)
 			return (uint64_t)b->name_index.slot[i] + 1;
 	if (b->nnames == PROC_MAX_NAMES)
 		return 0;
-	if (b->nnames == b->capnames) {
-		uint32_t cap = b->capnames ? b->capnames * 2 : 256;
-		char **v = realloc(b->names, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		b->names = v;
-		b->capnames = cap;
-	}
+	v = mem_grow_from(b->names, &b->capnames, b->nnames, sizeof(*v), 256);
+	if (!v)
+		return 0;
+	b->names = v;
 	b->names[b->nnames] = strdup(name);
 	if (!b->names[b->nnames])
 		return 0;
@@ -147,15 +145,12 @@ static void add_stack_time(struct ptask *p, uint32_t id, uint64_t ns)
 		if (p->stacks[i].id == id)
 			break;
 	if (i == p->nstacks) {
-		if (p->nstacks == p->capstacks) {
-			uint32_t cap = p->capstacks ? p->capstacks * 2 : 4;
-			struct pstack *v = realloc(p->stacks, cap * sizeof(*v));
+		struct pstack *v = mem_grow_from(p->stacks, &p->capstacks, p->nstacks,
+						 sizeof(*v), 4);
 
-			if (!v)
-				return;
-			p->stacks = v;
-			p->capstacks = cap;
-		}
+		if (!v)
+			return;
+		p->stacks = v;
 		p->stacks[p->nstacks++] = (struct pstack){ .id = id };
 	}
 	p->stacks[i].samples++;

@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include "fileread.h"
+#include "grow.h"
 #include "proctasks.h"
 
 int ptasks_init(struct ptasks *t, uint32_t max)
 {
 	memset(t, 0, sizeof(*t));
-	t->cap = max;
+	t->max = max;
 	t->keep_fds = true;
 	return posindex_init(&t->index, max);
 }
@@ -59,26 +60,18 @@ static uint32_t find_slot(const struct ptasks *t, int32_t tid)
 struct ptask *ptasks_get(struct ptasks *t, int32_t tid, bool *created)
 {
 	uint32_t i = find_slot(t, tid);
-	struct ptask *p;
+	struct ptask *p, *v;
 
 	*created = false;
 	if (t->index.slot[i] >= 0)
 		return &t->v[t->index.slot[i]];
-	if (t->n == t->cap)
+	if (t->n == t->max)
 		return NULL;
-	if (!(t->n & (t->n + 1)) || !t->v) {
-		/* grow by doubling (n + 1 a power of two), up to cap */
-		uint32_t ncap = t->n ? (t->n + 1) * 2 : 64;
-		struct ptask *v;
-
-		if (ncap > t->cap)
-			ncap = t->cap;
-		v = realloc(t->v, ncap * sizeof(*v));
-		if (!v)
-			return NULL;
-		t->v = v;
-	}
-	p = &t->v[t->n];
+	v = mem_grow_from(t->v, &t->cap, t->n, sizeof(*v), 64);
+	if (!v)
+		return NULL;
+	t->v = v;
+	p = &v[t->n];
 	memset(p, 0, sizeof(*p));
 	p->tid = tid;
 	p->fd_schedstat = p->fd_stat = p->fd_status = p->fd_wchan = -1;
@@ -197,14 +190,14 @@ int pidset_add(struct pidset *s, int32_t pid)
 	if (pidset_has(s, pid))
 		return 0;
 	if (s->n == s->cap) {
-		uint32_t ncap = s->cap ? s->cap * 2 : 64;
-		int32_t *v = realloc(s->v, ncap * sizeof(*v));
+		size_t ncap = s->cap;
+		int32_t *v = mem_grow_from(s->v, &ncap, s->n, sizeof(*v), 64);
 
 		if (!v)
 			return -ENOMEM;
 		s->v = v;
 		posindex_fini(&s->index);
-		if (posindex_init(&s->index, ncap))
+		if (posindex_init(&s->index, (uint32_t)ncap))
 			return -ENOMEM;
 		s->cap = ncap;
 		for (k = 0; k < s->n; k++)

@@ -32,13 +32,15 @@ struct ptask {
 	uint32_t nsamples;
 	uint64_t blk_sampled_ns;	/* time between samples spent asleep */
 	struct pstack *stacks;	/* -K */
-	uint32_t nstacks, capstacks;
+	uint32_t nstacks;
+	size_t capstacks;
 	int fd_schedstat, fd_stat, fd_status, fd_wchan;	/* kept open, -1 if not */
 };
 
 struct ptasks {
 	struct ptask *v;
-	uint32_t n, cap;
+	uint32_t n, max;	/* tasks, and the most there may be */
+	size_t cap;		/* of v */
 	struct posindex index;	/* tid -> position in v */
 	uint64_t seen_total;	/* threads ever sampled */
 	uint64_t gone_total;	/* ... that vanished between samples */
@@ -81,7 +83,8 @@ struct psel {
  */
 struct pidset {
 	int32_t *v;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;		/* of v, and the index's entries */
 	struct posindex index;	/* pid -> position in v */
 };
 unsigned psel_walk(const struct psel *sel, struct pidset *followed,

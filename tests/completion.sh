@@ -38,14 +38,16 @@ expect_not() {
 	esac
 }
 
-expect "runq offcpu triage record report info compare cleanup" offcpu-ftrace ""
+expect "runq offcpu triage oncpu runqlen profile record report info compare cleanup" offcpu-ftrace ""
 expect "--output --kernel-stacks" offcpu-ftrace record --
-expect "runq offcpu triage" offcpu-ftrace report some.dat ""
+expect "runq offcpu triage oncpu runqlen" offcpu-ftrace report some.dat ""
 expect "--kernel-stacks --top" offcpu-ftrace report some.dat offcpu --
 expect "--pids --compat" offcpu-ftrace report some.dat --
 expect "runq" offcpu-ftrace ru
-expect "--backend --compat --pid --interval" offcpu-ftrace runq --
-expect "--kernel-stacks --state --folded" offcpu-ftrace offcpu --
+expect "--backend --compat --pid --interval --slower --ran-instead" offcpu-ftrace runq --
+expect "--kernel-stacks --state --folded --wakers" offcpu-ftrace offcpu --
+expect "--frequency --folded --pids --tids" offcpu-ftrace profile --
+expect_not "--interval" offcpu-ftrace profile --
 expect_not "--kernel-stacks" offcpu-ftrace runq --
 expect "--dry-run --tracefs" offcpu-ftrace cleanup --
 expect "auto hist ring perf proc" offcpu-ftrace runq --backend ""

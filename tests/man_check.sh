@@ -24,7 +24,10 @@ fi
 lines=$(for p in $pages; do
 	awk '/^\.EX/ { ex = 1; next } /^\.EE/ { ex = 0 } ex' "$p"
 done | sed -n 's/^\(# \)\{0,1\}\(offcpu-ftrace .*\)$/\2/p' | sed 's/\\-/-/g; s/\\&//g')
-helps=$(for c in runq offcpu triage record report info cleanup compare; do "$BIN" $c --help; done; "$BIN" --help)
+# every command the binary lists (its --help's Commands block)
+cmds=$("$BIN" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next } on { exit }')
+[ -n "$cmds" ] || fail "offcpu-ftrace --help lists no commands"
+helps=$(for c in $cmds; do "$BIN" $c --help; done; "$BIN" --help)
 lines="$lines
 $(echo "$helps" | sed -n 's/^  \(offcpu-ftrace .*\)$/\1/p')"
 
@@ -36,10 +39,13 @@ while IFS= read -r line; do
 	cmd=${cmd%%>*}			# and redirections
 	read -r -a argv <<< "$cmd"
 	sub=${argv[1]}
-	case $sub in
-	runq|offcpu|cleanup|compare|triage|record) extra=--dry-run ;;
-	info|report) extra= ;;
+	case " $(echo $cmds) " in
+	*" $sub "*) ;;
 	*) fail "example uses unknown command: $line" ;;
+	esac
+	case $sub in
+	info|report) extra= ;;
+	*) extra=--dry-run ;;
 	esac
 	# the dry-run flag goes first: after "--" it would be the command's;
 	# report's first argument is the FILE, it has no "--": last

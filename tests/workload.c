@@ -21,6 +21,14 @@
  *
  *   workload spin MS
  *     the main thread alone spins MS ms, then exits (an on-CPU workload).
+ *   workload wake N MS
+ *     a waker thread writes a byte to a pipe every MS ms, N times; a reader
+ *     thread blocks reading it each time: the reader's every wakeup is
+ *     the waker's (offcpu --wakers). Both then park.
+ *   workload pingpong N
+ *     two threads pinned to CPUs 0 and 1 pass a byte back and forth over
+ *     two pipes N times: each wakes the other onto an idle CPU (the
+ *     wakeups this host's kernel loses, sched_waking does not). Both park.
  *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
  * do after their measurement lands in the tracer's window; with
@@ -195,6 +203,69 @@ static void *pipe_reader(void *arg)
 	return NULL;
 }
 
+/* workload wake: the waker writes, the reader reads, sleep_n times */
+static int wake_fds[2];
+
+static void *wake_reader(void *arg)
+{
+	char c;
+	long i;
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	for (i = 0; i < sleep_n; i++)
+		if (read(wake_fds[0], &c, 1) != 1)
+			break;
+	park();
+	return NULL;
+}
+
+static void *wake_writer(void *arg)
+{
+	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
+	long i;
+
+	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	for (i = 0; i < sleep_n; i++) {
+		nanosleep(&ts, NULL);
+		if (write(wake_fds[1], "x", 1) != 1)
+			break;
+	}
+	park();
+	return NULL;
+}
+
+/* workload pingpong: thread 0 on CPU 0 serves, thread 1 on CPU 1 returns */
+static int ping_fds[2], pong_fds[2];
+
+static void pin_to(int c)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(c, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("workload: sched_setaffinity");
+		exit(1);
+	}
+}
+
+static void *ping(void *arg)
+{
+	long i, me = (long)arg;
+	char c = 'x';
+
+	tids[me] = (pid_t)syscall(SYS_gettid);
+	pin_to((int)me);
+	for (i = 0; i < sleep_n; i++) {
+		if (me == 0 && (write(ping_fds[1], &c, 1) != 1 || read(pong_fds[0], &c, 1) != 1))
+			break;
+		if (me == 1 && (read(ping_fds[0], &c, 1) != 1 || write(pong_fds[1], &c, 1) != 1))
+			break;
+	}
+	park();
+	return NULL;
+}
+
 static void wait_parked(int n)
 {
 	pthread_mutex_lock(&park_mu);
@@ -301,9 +372,24 @@ int main(int argc, char **argv)
 			if (write(pipe_fds[1], "x", 1) != 1)
 				return 1;
 		}
+	} else if (argc == 4 && !strcmp(argv[1], "wake")) {
+		sleep_n = arg_long(argv[2]);
+		sleep_ms = arg_long(argv[3]);
+		if (pipe(wake_fds))
+			return 1;
+		pthread_create(&th[0], NULL, wake_reader, (void *)0);
+		pthread_create(&th[1], NULL, wake_writer, (void *)1);
+		n = 2;
+	} else if (argc == 3 && !strcmp(argv[1], "pingpong")) {
+		sleep_n = arg_long(argv[2]);
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pipe(ping_fds) || pipe(pong_fds))
+			return 2;
+		pthread_create(&th[1], NULL, ping, (void *)1);
+		pthread_create(&th[0], NULL, ping, (void *)0);
+		n = 2;
 	} else {
 		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS [CPU] | "
-			"pipe MS [CPU]\n");
+			"pipe MS [CPU] | wake N MS | pingpong N\n");
 		return 2;
 	}
 	wait_parked((int)n);

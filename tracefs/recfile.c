@@ -27,6 +27,7 @@
 #include "errf.h"
 #include "decode.h"
 #include "fmt.h"
+#include "grow.h"
 #include "ksym.h"
 #include "fileread.h"
 #include "recfile.h"
@@ -61,6 +62,7 @@ struct recfile {
 	size_t npages, cap;
 	int failed;		/* first write error (negative errno) */
 	char *tracefs, *instance, *kallsyms, *uname;
+	bool no_instance;	/* no per-CPU stats or saved_tgids */
 	char *header_page, *header_event;
 	size_t header_page_len, header_event_len;
 	char *fmt[NFORMATS];	/* NULL: not on this kernel */
@@ -84,18 +86,13 @@ static void ob_put(struct obuf *b, const void *data, size_t n)
 	if (b->err)
 		return;
 	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
+		/* room up to the last byte */
+		char *p = mem_grow_from(b->p, &b->cap, b->len + n - 1, 1, 65536);
 		if (!p) {
 			b->err = -ENOMEM;
 			return;
 		}
 		b->p = p;
-		b->cap = cap;
 	}
 	memcpy(b->p + b->len, data, n);
 	b->len += n;
@@ -367,6 +364,7 @@ int recfile_open_src(struct recfile **out, const char *path, const struct recfil
 	r->instance = dup_or_null(src->instance, &nomem);
 	r->kallsyms = dup_or_null(src->kallsyms, &nomem);
 	r->uname = dup_or_null(src->uname, &nomem);
+	r->no_instance = src->no_instance;
 	if (nomem) {
 		ret = errf(err, errlen, -ENOMEM, "cannot create %s", path);
 		goto out_free;
@@ -398,6 +396,7 @@ int recfile_open(struct recfile **r, const char *path, const char *tracefs_dir,
 		.tracefs = tracefs_dir,
 		.instance = instance_name,
 		.kallsyms = "/proc/kallsyms",
+		.no_instance = !instance_name,
 	};
 
 	return recfile_open_src(r, path, &src, ncpu, err, errlen);
@@ -405,6 +404,7 @@ int recfile_open(struct recfile **r, const char *path, const char *tracefs_dir,
 
 int recfile_add_page(struct recfile *r, unsigned cpu, const void *page, size_t len)
 {
+	uint32_t *pc;
 	int ret;
 
 	if (r->failed)
@@ -428,15 +428,10 @@ int recfile_add_page(struct recfile *r, unsigned cpu, const void *page, size_t l
 		r->bad_pages++;
 		return 0;
 	}
-	if (r->npages == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 1024;
-		uint32_t *n = realloc(r->page_cpu, cap * sizeof(*n));
-
-		if (!n)
-			return r->failed = -ENOMEM;
-		r->page_cpu = n;
-		r->cap = cap;
-	}
+	pc = mem_grow_from(r->page_cpu, &r->cap, r->npages, sizeof(*pc), 1024);
+	if (!pc)
+		return r->failed = -ENOMEM;
+	r->page_cpu = pc;
 	ret = write_all(r->spool, page, len, (off_t)(r->npages * len));
 	if (ret)
 		return r->failed = ret;
@@ -500,17 +495,13 @@ static int kstack_addrs(struct recfile *r, uint64_t **out, size_t *n)
 				continue;
 			decode_stack(&r->layout, c.rec, page_cursor_size(&c), &ev, frames);
 			for (j = 0; j < ev.stack_depth; j++) {
-				if (len == cap) {
-					uint64_t *nv;
+				uint64_t *nv = mem_grow_from(v, &cap, len, sizeof(*v), 4096);
 
-					cap = cap ? cap * 2 : 4096;
-					nv = realloc(v, cap * sizeof(*v));
-					if (!nv) {
-						ret = -ENOMEM;
-						goto out_cursor;
-					}
-					v = nv;
+				if (!nv) {
+					ret = -ENOMEM;
+					goto out_cursor;
 				}
+				v = nv;
 				v[len++] = frames[j];
 			}
 		}
@@ -529,41 +520,23 @@ out:
 	return ret;
 }
 
-struct sym {
-	uint64_t addr;
-	uint32_t rank;		/* ksym_rank(): the alias live runs name */
-	const char *line;	/* in the kallsyms text */
-	size_t len;		/* with its newline */
-	bool keep;
-};
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
 /*
- * The kallsyms lines the stacks need: for each frame the text symbol at
- * or below it and the one after, so a reader's "up to the next symbol"
- * lookup covers the frame exactly as with the full table. Of aliases at
- * one address only the one a live run names (ksym_rank()) is kept, so the
- * reader has no choice to make differently. *what says which of
+ * The kallsyms lines the stacks need (ksyms_subset()); *what says which of
  * "subset", "all", "none" or "restricted" was stored.
  */
 static int kallsyms_for(struct recfile *r, const struct backend_window *m, struct obuf *out,
 			const char **what)
 {
-	struct sym *s = NULL;
+	static const char *const kept_name[] = {
+		[KSYMS_KEPT_NONE] = "none",
+		[KSYMS_KEPT_SUBSET] = "subset",
+		[KSYMS_KEPT_ALL] = "all",
+		[KSYMS_KEPT_RESTRICTED] = "restricted",
+	};
+	enum ksyms_kept kept = KSYMS_KEPT_NONE;
 	uint64_t *addrs = NULL;
-	size_t len, naddr, ns = 0, cap = 0, i;
-	char *text, *p, *end;
-	bool nonzero = false;
+	size_t len, naddr, klen;
+	char *text, *lines = NULL;
 	int ret;
 
 	*what = "none";
@@ -573,97 +546,15 @@ static int kallsyms_for(struct recfile *r, const struct backend_window *m, struc
 	if (!text)
 		return 0;	/* unreadable: stacks stay addresses */
 	ret = kstack_addrs(r, &addrs, &naddr);
-	if (ret)
-		goto out;
-	for (p = text; p < text + len; p = end) {
-		struct sym *grown;
-
-		end = memchr(p, '\n', (size_t)(text + len - p));
-		end = end ? end + 1 : text + len;
-		if (ns == cap) {
-			cap = cap ? cap * 2 : 65536;
-			grown = realloc(s, cap * sizeof(*s));
-			if (!grown) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			s = grown;
-		}
-		{
-			char *q, type, name[256];
-			size_t nl;
-
-			s[ns].addr = strtoull(p, &q, 16);
-			nonzero |= s[ns].addr != 0;
-			while (q < end && *q == ' ')
-				q++;
-			type = q < end ? *q++ : '?';
-			while (q < end && *q == ' ')
-				q++;
-			nl = strcspn(q, " \t\n");
-			if (q + nl > end)
-				nl = (size_t)(end - q);
-			if (nl >= sizeof(name))
-				nl = sizeof(name) - 1;
-			memcpy(name, q, nl);
-			name[nl] = '\0';
-			/* what ksyms_load() reads: text symbols */
-			if (!strchr("tTwW", type) || !type)
-				continue;
-			s[ns].rank = ksym_rank(type, name);
-		}
-		s[ns].line = p;
-		s[ns].len = (size_t)(end - p);
-		s[ns].keep = false;
-		ns++;
-	}
-	if (!nonzero) {
-		/* kptr_restrict: every address reads 0, nothing to resolve with */
-		*what = "restricted";
-		goto out;
-	}
-	if (r->layout.id[SEV_KSTACK] < 0) {
-		/* no kernel_stack format to find the frames with: keep them all */
-		*what = "all";
-		ob_put(out, text, len);
-		goto out;
-	}
-	if (!naddr)
-		goto out;	/* no stack was captured after all */
-	qsort(s, ns, sizeof(*s), cmp_sym);
-	for (i = 0; i < naddr; i++) {
-		size_t lo = 0, hi = ns;
-
-		/* the first symbol above the frame */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (s[mid].addr <= addrs[i])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		/* the best-ranked alias sorts first at its address */
-		if (lo > 0) {
-			size_t j = lo - 1;
-
-			while (j > 0 && s[j - 1].addr == s[lo - 1].addr)
-				j--;
-			s[j].keep = true;
-		}
-		if (lo < ns)
-			s[lo].keep = true;
-	}
-	for (i = 0; i < ns; i++)
-		if (s[i].keep) {
-			ob_put(out, s[i].line, s[i].len);
-			if (s[i].line[s[i].len - 1] != '\n')
-				ob_put(out, "\n", 1);
-		}
-	*what = "subset";
-out:
+	/* no kernel_stack format to find the frames with: keep them all */
+	if (!ret)
+		ret = ksyms_subset(text, len, addrs, naddr, r->layout.id[SEV_KSTACK] < 0, &lines,
+				   &klen, &kept);
+	if (lines)
+		ob_put(out, lines, klen);
+	*what = kept_name[kept];
+	free(lines);
 	free(addrs);
-	free(s);
 	free(text);
 	return ret;
 }
@@ -727,9 +618,20 @@ static void meta_text(struct obuf *b, const struct recfile *r, const struct back
 	}
 	if (m->scope.recorder > 0)
 		ob_printf(b, "recorder_pid=%d\n", m->scope.recorder);
+	if (m->recovered)
+		ob_printf(b, "recovered_switches=%" PRIu64 "\n", m->recovered);
+	if (m->cgroups && m->cgroups[0] && m->cgroups_keyed)
+		ob_printf(b, "cgroups_keyed=%s\n", m->cgroups_keyed);
+	if (m->extra)
+		ob_put(b, m->extra, strlen(m->extra));
 	if (tgids && tgids[0]) {
 		ob_printf(b, "\nsaved_tgids:\n");
 		ob_put(b, tgids, strlen(tgids));
+	}
+	/* the last section: "TID PATH" lines to the end */
+	if (m->cgroups && m->cgroups[0]) {
+		ob_printf(b, "\ncgroups:\n");
+		ob_put(b, m->cgroups, strlen(m->cgroups));
 	}
 	ob_put(b, "", 1);
 }
@@ -789,7 +691,9 @@ static int build_headers(struct recfile *r, const struct backend_window *m, stru
 	if (ks.len)
 		ob_put(h, ks.p, ks.len);
 	ob_u32(h, 0);			/* no trace_printk formats */
-	cmdlines = tfs_slurp(r, "saved_cmdlines", &len);
+	cmdlines = m->cmdlines ? strdup(m->cmdlines) : tfs_slurp(r, "saved_cmdlines", &len);
+	if (m->cmdlines)
+		len = cmdlines ? strlen(cmdlines) : 0;
 	if (!cmdlines)
 		len = 0;
 	ob_u64(h, len);
@@ -805,7 +709,7 @@ static int build_headers(struct recfile *r, const struct backend_window *m, stru
 	}
 	if (uname_buf[0])
 		ob_text_option(h, TDAT_OPT_UNAME, uname_buf);
-	for (i = 0; i < r->ncpu; i++) {
+	for (i = 0; i < r->ncpu && !r->no_instance; i++) {
 		char rel[PATH_MAX];
 
 		if (r->instance)
@@ -828,7 +732,8 @@ static int build_headers(struct recfile *r, const struct backend_window *m, stru
 		}
 		free(stats);
 	}
-	tgids = tfs_slurp(r, "saved_tgids", &len);
+	tgids = m->tgids ? strdup(m->tgids) :
+		r->no_instance ? NULL : tfs_slurp(r, "saved_tgids", &len);
 	meta_text(&meta, r, m, kwhat, release, tgids);
 	free(tgids);
 	if ((ret = meta.err))

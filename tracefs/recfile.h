@@ -2,7 +2,8 @@
 /*
  * Recordings: the raw ring-buffer pages of a trace written to a trace-cmd
  * trace.dat (file version 6), which `trace-cmd report` and KernelShark
- * open, and read back later as a backend ("file", in replay.c).
+ * open, and read back later as a backend ("file": recshell.c over a
+ * reader, replay.c or tdatread.c).
  *
  * Besides the pages, a recording holds what decoding needs elsewhere:
  * header_page/header_event, the formats of the sched events and of ftrace's
@@ -56,10 +57,12 @@ struct recfile_src {
 	const char *kallsyms;	/* normally "/proc/kallsyms"; NULL: none */
 	const char *uname;	/* "sysname nodename release machine";
 				 * NULL: uname(2) */
+	bool no_instance;	/* no per-CPU stats or saved_tgids (perf) */
 };
 
 /*
- * Start a recording of @ncpu CPUs' pages into @path: written to a new
+ * Start a recording of @ncpu CPUs' pages into @path (@instance_name NULL:
+ * the pages are not an instance's, no per-CPU stats): written to a new
  * temporary file next to it (O_EXCL|O_NOFOLLOW, mode 0600) and renamed
  * into place by recfile_close(), so an existing file or symlink at @path
  * is replaced, never written through. Pages are spooled to an unnamed
@@ -93,7 +96,7 @@ int recfile_close(struct recfile *r, const struct backend_window *m, char *err,
 /* Stop without a recording: remove the partial output, free @r; accepts NULL. */
 void recfile_abort(struct recfile *r);
 
-/* ---- reading: the "file" backend (file_backend_ops, replay.c) ---- */
+/* ---- reading: the "file" backend (file_backend_ops, recshell.c) ---- */
 
 /* What a recording says about itself. */
 struct replay_info {
@@ -109,7 +112,10 @@ struct replay_info {
 	uint64_t records;		/* ring-buffer records in the file */
 };
 
-/* Fill @out for a backend opened by file_backend_ops; strings live as long as @b. */
+/*
+ * Fill @out for a backend file_backend_ops (or tdatread_backend_ops)
+ * opened; strings live as long as @b. -EINVAL when its open() failed.
+ */
 int replay_info(struct backend *b, struct replay_info *out);
 
 /*

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The file backend: a recording (a trace-cmd trace.dat, ours or one from
- * `trace-cmd record` elsewhere) read back as if traced now. libtracecmd
- * reads the records and parses the formats stored in the file; the layout
- * the decoder needs is taken from its parsed events (fmt_tep.c), and every
- * record goes through decode_record() as in the ring backend, merged
- * across CPUs in timestamp order.
+ * The file backend's reader through libtracecmd (recshell.c is the
+ * backend around it): libtracecmd reads the records and parses the
+ * formats stored in the file; the layout the decoder needs is taken from
+ * its parsed events (fmt_tep.c).
  *
  * libtracecmd trusts the file: it mmaps CPU data by the offsets in the
  * headers (a truncated file would SIGBUS) and walks pages with kbuffer,
@@ -18,11 +16,9 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,38 +31,32 @@
 #include "decode.h"
 #include "fmt_tep.h"
 #include "recfile.h"
+#include "recshell.h"
 #include "tdat.h"
-#include "tsheap.h"
 
-struct backend {
-	char path[PATH_MAX];
-	int fd;				/* the checks read it; libtracecmd reopens it */
-	struct tdat dat;
+/* libtracecmd's reading of the file (struct rec_reader, recshell.h). */
+struct rec_streams {
+	struct rec_file *f;
 	struct tracecmd_input *h;
 	bool h_unclosable;		/* see init_data() */
-	struct sched_layout layout;
-	bool layout_ok;
-	unsigned ncpu;
-	struct tep_record **next;	/* per CPU: the record to feed next */
-	uint64_t *next_ts;
-	struct tsheap heap;
-	bool primed;			/* next[] loaded */
-	uint64_t *lost;			/* per CPU */
-	uint64_t records;
-	unsigned seen;			/* 1 << SEV_x of records in the file */
-	char clock[32];
-	bool from_offcpu;
-	uint64_t window_start, window_end;
-	uint64_t frames[STACK_MAX_DEPTH];
+	struct rcpu {
+		struct tep_record *rec;	/* the record handed out last */
+		bool started;		/* read since the rewind: next is read_data */
+	} *cpu;
+	uint64_t *checked;		/* per CPU: records the page checks
+					 * counted; NULL: not checked (compressed) */
+	uint64_t at, missed;		/* the first pass: the CPU's last record's
+					 * offset, the missed events it noted */
 };
 
 /*
  * Every page of the uncompressed CPU data, as the ring backend checks
  * what the kernel hands it; counts records and missed events per CPU.
  */
-static int check_pages(struct backend *b, uint64_t *count, char *err, size_t errlen)
+static int check_pages(struct rec_streams *s, uint64_t *count, char *err, size_t errlen)
 {
-	const struct tdat *t = &b->dat;
+	struct rec_file *f = s->f;
+	const struct tdat *t = &f->dat;
 	struct page_cursor c;
 	void *page;
 	unsigned cpu;
@@ -74,13 +64,13 @@ static int check_pages(struct backend *b, uint64_t *count, char *err, size_t err
 
 	page = malloc(t->page_size);
 	if (!page)
-		return errf(err, errlen, -ENOMEM, "%s", b->path);
-	ret = page_cursor_init(&c, &b->layout);
+		return errf(err, errlen, -ENOMEM, "%s", f->path);
+	ret = page_cursor_init(&c, &f->layout);
 	if (ret) {
 		free(page);
-		return errf(err, errlen, ret, "%s", b->path);
+		return errf(err, errlen, ret, "%s", f->path);
 	}
-	for (cpu = 0; cpu < b->ncpu && !ret; cpu++) {
+	for (cpu = 0; cpu < f->ncpu && !ret; cpu++) {
 		uint64_t off = t->cpu[cpu].offset, end = off + t->cpu[cpu].size;
 
 		for (; off < end; off += t->page_size) {
@@ -88,21 +78,21 @@ static int check_pages(struct backend *b, uint64_t *count, char *err, size_t err
 			int missed;
 
 			memset(page, 0, t->page_size);
-			ret = file_pread_all(b->fd, page, len, off);
+			ret = file_pread_all(f->fd, page, len, off);
 			if (ret) {
-				errf(err, errlen, ret, "cannot read %s at offset %" PRIu64, b->path,
+				errf(err, errlen, ret, "cannot read %s at offset %" PRIu64, f->path,
 				     off);
 				break;
 			}
-			missed = page_cursor_load(&c, &b->layout, page, len);
+			missed = page_cursor_load(&c, &f->layout, page, len);
 			if (missed == -EINVAL) {
 				snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": corrupt "
-					 "ring-buffer page (CPU %u)", b->path, off, cpu);
+					 "ring-buffer page (CPU %u)", f->path, off, cpu);
 				ret = -EINVAL;
 				break;
 			}
 			if (missed)
-				b->lost[cpu] += missed > 0 ? (uint64_t)missed : 1;
+				f->lost[cpu] += missed > 0 ? (uint64_t)missed : 1;
 			for (; c.rec; page_cursor_next(&c))
 				count[cpu]++;
 		}
@@ -113,60 +103,13 @@ static int check_pages(struct backend *b, uint64_t *count, char *err, size_t err
 }
 
 /*
- * One pass through libtracecmd: what the file holds (types, the first and
- * last timestamps) and, for checked pages, that it reads them all.
- */
-static int count_records(struct backend *b, const uint64_t *checked, char *err,
-			 size_t errlen)
-{
-	uint64_t first = UINT64_MAX, last = 0;
-	unsigned cpu;
-
-	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		struct tep_record *rec = tracecmd_read_cpu_first(b->h, (int)cpu);
-		uint64_t n = 0, at = b->dat.cpu[cpu].offset, missed = 0;
-
-		for (; rec; rec = tracecmd_read_data(b->h, (int)cpu)) {
-			struct sched_event ev;
-			unsigned t = decode_record(&b->layout, rec->data, (uint32_t)rec->size,
-						   rec->ts, (int32_t)cpu, &ev);
-
-			if (t)
-				b->seen |= 1u << t;
-			if (rec->ts < first)
-				first = rec->ts;
-			if (rec->ts > last)
-				last = rec->ts;
-			if (rec->missed_events)
-				missed += rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1;
-			at = rec->offset;
-			n++;
-			tracecmd_free_record(rec);
-		}
-		if (checked && n != checked[cpu]) {
-			snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": libtracecmd "
-				 "read %" PRIu64 " of CPU %u's %" PRIu64 " records", b->path, at, n,
-				 cpu, checked[cpu]);
-			return -EINVAL;
-		}
-		/* the page checks saw the same; counted here when they could not run */
-		if (!checked)
-			b->lost[cpu] += missed;
-		b->records += n;
-	}
-	b->window_start = first == UINT64_MAX ? 0 : first;
-	b->window_end = last;
-	return 0;
-}
-
-/*
  * tracecmd_init_data(), without its stderr: on a chunk that does not
  * decompress it perror()s "mmap" before failing, and we say it in one
  * line. After a failure libtracecmd 3.1.6 cannot close the handle (the
  * CPUs it did not reach have no list heads: tracecmd_close() follows a
  * NULL), so it is left open: a leak on a path that ends the command.
  */
-static int init_data(struct backend *b)
+static int init_data(struct rec_streams *s)
 {
 	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	int ret;
@@ -174,7 +117,7 @@ static int init_data(struct backend *b)
 	fflush(stderr);
 	if (saved >= 0 && null >= 0)
 		dup2(null, STDERR_FILENO);
-	ret = tracecmd_init_data(b->h);
+	ret = tracecmd_init_data(s->h);
 	fflush(stderr);
 	if (saved >= 0 && null >= 0)
 		dup2(saved, STDERR_FILENO);
@@ -183,7 +126,7 @@ static int init_data(struct backend *b)
 	if (null >= 0)
 		close(null);
 	if (ret < 0)
-		b->h_unclosable = true;
+		s->h_unclosable = true;
 	return ret;
 }
 
@@ -212,7 +155,7 @@ static void data_range(const struct tdat *t, uint64_t *start, uint64_t *end)
  * zero, say), and compressed pages reach kbuffer unchecked. A crash there
  * becomes an error here. The child reports through a pipe how far it got.
  */
-static int probe(struct backend *b, const char *open_path, char *err, size_t errlen)
+static int probe(const struct rec_file *f, const char *open_path, char *err, size_t errlen)
 {
 	uint64_t start, end;
 	int fds[2], status;
@@ -238,8 +181,8 @@ static int probe(struct backend *b, const char *open_path, char *err, size_t err
 		h = tracecmd_open_head(open_path, TRACECMD_FL_LOAD_NO_PLUGINS);
 		if (!h || write(fds[1], "h", 1) != 1)
 			_exit(1);
-		if (b->dat.compressed && tracecmd_init_data(h) == 0) {
-			for (cpu = 0; cpu < b->ncpu; cpu++) {
+		if (f->dat.compressed && tracecmd_init_data(h) == 0) {
+			for (cpu = 0; cpu < f->ncpu; cpu++) {
 				struct tep_record *rec = tracecmd_read_cpu_first(h, (int)cpu);
 
 				for (; rec; rec = tracecmd_read_data(h, (int)cpu))
@@ -262,69 +205,33 @@ static int probe(struct backend *b, const char *open_path, char *err, size_t err
 			return 0;
 	if (!WIFSIGNALED(status))
 		return 0;
-	data_range(&b->dat, &start, &end);
+	data_range(&f->dat, &start, &end);
 	if (stage == 'h')
 		snprintf(err, errlen, "cannot read %s: offsets %" PRIu64 "-%" PRIu64 ": its "
-			 "compressed CPU data crashes libtracecmd (signal %d): corrupt?", b->path,
+			 "compressed CPU data crashes libtracecmd (signal %d): corrupt?", f->path,
 			 start, end, WTERMSIG(status));
 	else
 		snprintf(err, errlen, "cannot read %s: offsets 0-%" PRIu64 ": its headers "
-			 "crash libtraceevent (signal %d): corrupt event formats?", b->path,
+			 "crash libtraceevent (signal %d): corrupt event formats?", f->path,
 			 start, WTERMSIG(status));
 	return -EINVAL;
 }
 
-static int replay_open(struct backend **out, const struct trace_req *req, char *err,
-		     size_t errlen)
+/* The headers through libtracecmd, the pages checked, the data mapped. */
+static int tc_open(struct rec_streams **out, struct rec_file *f, char *err, size_t errlen)
 {
-	struct backend *b = calloc(1, sizeof(*b));
-	uint64_t *checked = NULL;
+	struct rec_streams *s = calloc(1, sizeof(*s));
 	const char *missing;
 	char fdpath[PATH_MAX];
-	struct stat st;
 	int ret;
 
-	*out = b;
-	if (!b)
-		return errf(err, errlen, -ENOMEM, "%s", "file backend");
-	b->fd = -1;
-	if (!req->replay_path || !*req->replay_path) {
-		snprintf(err, errlen, "no recording to read: give a trace.dat file");
-		return -EINVAL;
+	*out = s;
+	if (s) {
+		s->f = f;
+		s->cpu = calloc(f->ncpu, sizeof(*s->cpu));
 	}
-	snprintf(b->path, sizeof(b->path), "%s", req->replay_path);
-	b->fd = open(b->path, O_RDONLY | O_CLOEXEC);
-	if (b->fd < 0)
-		return errf(err, errlen, -errno, "cannot open %s", b->path);
-	if (fstat(b->fd, &st) < 0)
-		return errf(err, errlen, -errno, "cannot open %s", b->path);
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "cannot read %s: not a regular file", b->path);
-		return -EINVAL;
-	}
-	{
-		char why[200];
-
-		ret = tdat_scan(&b->dat, b->fd, why, sizeof(why));
-		if (ret == -ENOMEM)
-			return errf(err, errlen, ret, "cannot read %s", b->path);
-		if (ret) {
-			snprintf(err, errlen, "cannot read %s: %s", b->path, why);
-			return ret;
-		}
-	}
-	b->ncpu = b->dat.ncpu;
-	if (!b->ncpu) {
-		snprintf(err, errlen, "cannot read %s: it holds no CPU data", b->path);
-		return -EINVAL;
-	}
-	b->next = calloc(b->ncpu, sizeof(*b->next));
-	b->next_ts = calloc(b->ncpu, sizeof(*b->next_ts));
-	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
-	b->lost = calloc(b->ncpu, sizeof(*b->lost));
-	if (!b->next || !b->next_ts || !b->heap.v || !b->lost)
-		return errf(err, errlen, -ENOMEM, "%s", b->path);
-	b->heap.key = b->next_ts;
+	if (!s || !s->cpu)
+		return errf(err, errlen, -ENOMEM, "%s", f->path);
 
 	/* its messages would go to stderr: failures come back to us instead */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
@@ -334,208 +241,103 @@ static int replay_open(struct backend **out, const struct trace_req *req, char *
 	 * the pages passed our checks. Through our descriptor's /proc link, so
 	 * it is the file we checked even if the name is replaced meanwhile.
 	 */
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", b->fd);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->fd);
 	if (access(fdpath, R_OK))
-		snprintf(fdpath, sizeof(fdpath), "%s", b->path);
-	ret = probe(b, fdpath, err, errlen);
+		snprintf(fdpath, sizeof(fdpath), "%s", f->path);
+	ret = probe(f, fdpath, err, errlen);
 	if (ret)
 		return ret;
-	b->h = tracecmd_open_head(fdpath, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!b->h) {
+	s->h = tracecmd_open_head(fdpath, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!s->h) {
 		snprintf(err, errlen, "cannot read %s: libtracecmd does not accept its "
-			 "headers", b->path);
+			 "headers", f->path);
 		return -EINVAL;
 	}
-	ret = fmt_from_tep(&b->layout, tracecmd_get_tep(b->h), b->dat.page_size, &missing);
-	b->layout_ok = true;
+	ret = fmt_from_tep(&f->layout, tracecmd_get_tep(s->h), f->dat.page_size, &missing);
+	f->layout_ok = true;
 	if (ret == -ENOENT) {
 		snprintf(err, errlen, "%s has no sched_switch events: record at least "
-			 "sched_switch, sched_wakeup and sched_wakeup_new", b->path);
+			 "sched_switch, sched_wakeup and sched_wakeup_new", f->path);
 		return ret;
 	}
 	if (ret) {
-		snprintf(err, errlen, "cannot read %s: unexpected format of %s", b->path,
+		snprintf(err, errlen, "cannot read %s: unexpected format of %s", f->path,
 			 missing ? missing : "an event");
 		return ret;
 	}
-	if (!b->dat.compressed) {
-		checked = calloc(b->ncpu, sizeof(*checked));
-		if (!checked)
-			return errf(err, errlen, -ENOMEM, "%s", b->path);
-		ret = check_pages(b, checked, err, errlen);
+	if (!f->dat.compressed) {
+		s->checked = calloc(f->ncpu, sizeof(*s->checked));
+		if (!s->checked)
+			return errf(err, errlen, -ENOMEM, "%s", f->path);
+		ret = check_pages(s, s->checked, err, errlen);
 	}
-	if (!ret && init_data(b) < 0) {
-		snprintf(err, errlen, "cannot read %s: libtracecmd cannot %s its CPU data", b->path,
-			 b->dat.compressed ? "decompress" : "map");
+	if (!ret && init_data(s) < 0) {
+		snprintf(err, errlen, "cannot read %s: libtracecmd cannot %s its CPU data", f->path,
+			 f->dat.compressed ? "decompress" : "map");
 		ret = -EINVAL;
 	}
-	if (!ret)
-		ret = count_records(b, checked, err, errlen);
-	free(checked);
-	if (ret)
-		return ret;
-	tdat_lost(&b->dat, b->lost, b->ncpu);
+	return ret;
+}
 
-	b->from_offcpu = b->dat.offcpu != NULL;
-	tdat_clock_window(&b->dat, b->clock, sizeof(b->clock), &b->window_start,
-			  &b->window_end);
+/* The next read of @cpu starts at its first record. */
+static int tc_rewind(struct rec_streams *s, unsigned cpu)
+{
+	struct rcpu *c = &s->cpu[cpu];
+
+	tracecmd_free_record(c->rec);
+	c->rec = NULL;
+	c->started = false;
+	s->at = s->f->dat.cpu[cpu].offset;
+	s->missed = 0;
 	return 0;
 }
 
-static int replay_nop(struct backend *b)
+static int tc_next(struct rec_streams *s, unsigned cpu, struct rec_record *out)
 {
-	(void)b;
-	return 0;
-}
+	struct rcpu *c = &s->cpu[cpu];
+	struct tep_record *rec;
 
-static int replay_wait(struct backend *b, int timeout_ms)
-{
-	(void)b;
-	(void)timeout_ms;
-	return 0;
-}
-
-/* Everything up to @limit, in time order; the rest stays for the next call. */
-static int replay_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb, void *arg)
-{
-	unsigned cpu;
-
-	(void)drain;	/* nothing arrives later: every read is a drain */
-	if (!b->primed) {
-		for (cpu = 0; cpu < b->ncpu; cpu++) {
-			b->next[cpu] = tracecmd_read_cpu_first(b->h, (int)cpu);
-			if (b->next[cpu]) {
-				b->next_ts[cpu] = b->next[cpu]->ts;
-				tsheap_push(&b->heap, cpu);
-			}
-		}
-		b->primed = true;
-	}
-	while (b->heap.n) {
-		unsigned ci = b->heap.v[0];
-		struct tep_record *rec = b->next[ci];
-		struct sched_event ev;
-
-		if (rec->ts > limit)
-			return 0;
-		switch (decode_record(&b->layout, rec->data, (uint32_t)rec->size, rec->ts,
-				      (int32_t)ci, &ev)) {
-		case 0:
-			break;
-		case SEV_KSTACK:
-		case SEV_USTACK:
-			decode_stack(&b->layout, rec->data, (uint32_t)rec->size, &ev, b->frames);
-			/* fall through */
-		default:
-			cb(&ev, arg);
-		}
-		tracecmd_free_record(rec);
-		b->next[ci] = tracecmd_read_data(b->h, (int)ci);
-		if (!b->next[ci]) {
-			tsheap_pop(&b->heap);
-			continue;
-		}
-		b->next_ts[ci] = b->next[ci]->ts;
-		tsheap_fix_top(&b->heap);
-	}
-	return 0;
-}
-
-static const char *replay_clock(struct backend *b, bool *is_mono)
-{
-	if (is_mono)
-		*is_mono = !strcmp(b->clock, "mono");
-	return b->clock;
-}
-
-static unsigned replay_lost(struct backend *b, uint64_t *lost, unsigned max)
-{
-	unsigned i, n = b->ncpu < max ? b->ncpu : max;
-
-	for (i = 0; i < n; i++)
-		lost[i] = b->lost[i];
-	return n;
-}
-
-static const struct sched_states *replay_states(struct backend *b)
-{
-	return &b->layout.states;
-}
-
-static unsigned replay_events(struct backend *b)
-{
-	return b->layout_ok ? fmt_recorded_events(&b->layout, b->seen) : 0;
-}
-
-static int replay_close(struct backend *b, char *err, size_t errlen)
-{
-	unsigned i;
-
-	(void)err;
-	(void)errlen;
-	if (!b)
+	tracecmd_free_record(c->rec);
+	rec = c->started ? tracecmd_read_data(s->h, (int)cpu) :
+	      tracecmd_read_cpu_first(s->h, (int)cpu);
+	c->rec = rec;
+	c->started = true;
+	if (!rec)
 		return 0;
-	for (i = 0; b->next && i < b->ncpu; i++)
-		tracecmd_free_record(b->next[i]);
-	if (b->layout_ok)
-		fmt_tep_fini(&b->layout);
-	if (b->h && !b->h_unclosable)
-		tracecmd_close(b->h);
-	tdat_free(&b->dat);
-	if (b->fd >= 0)
-		close(b->fd);
-	free(b->next);
-	free(b->next_ts);
-	free(b->heap.v);
-	free(b->lost);
-	free(b);
-	return 0;
+	if (rec->missed_events)
+		s->missed += rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1;
+	s->at = rec->offset;
+	out->data = rec->data;
+	out->size = (uint32_t)rec->size;
+	out->ts = rec->ts;
+	return 1;
 }
 
-int replay_info(struct backend *b, struct replay_info *out)
+/* For checked pages, that libtracecmd read them all. */
+static int tc_counted(struct rec_streams *s, unsigned cpu, uint64_t n, int ret, char *err,
+		      size_t errlen)
 {
-	memset(out, 0, sizeof(*out));
-	if (!b || !b->h)
+	(void)ret;	/* never negative: libtracecmd says no more for an end and an error alike */
+	if (s->checked && n != s->checked[cpu]) {
+		snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": libtracecmd "
+			 "read %" PRIu64 " of CPU %u's %" PRIu64 " records", s->f->path, s->at, n,
+			 cpu, s->checked[cpu]);
 		return -EINVAL;
-	out->clock = b->clock;
-	out->window_start_ns = b->window_start;
-	out->window_end_ns = b->window_end;
-	out->from_offcpu = b->from_offcpu;
-	out->uname = b->dat.uname;
-	out->ncpu = b->ncpu;
-	out->file_version = b->dat.version;
-	out->compressed = b->dat.compressed;
-	out->records = b->records;
+	}
+	/* the page checks saw the same; counted here when they could not run */
+	if (!s->checked)
+		s->f->lost[cpu] += s->missed;
 	return 0;
 }
 
-/* The recorded window, for the command line (the recording op). */
-static int replay_recording(struct backend *b, struct backend_window *w)
-{
-	memset(w, 0, sizeof(*w));
-	if (!b || !b->h)
-		return -EINVAL;
-	w->clock = b->clock;
-	w->start_ns = b->window_start;
-	w->end_ns = b->window_end;
-	w->ncpu = b->ncpu;
-	tdat_scope(&b->dat, &w->scope);
-	return 0;
-}
-
-static int32_t replay_task_tgid(struct backend *b, int32_t tid)
-{
-	return b ? tdat_tgid(&b->dat, tid) : -2;
-}
-
-int replay_ksym_name(struct backend *b, uint64_t addr, char *buf, size_t len)
+/* From the kallsyms libtracecmd loaded from the file. */
+static int tc_kframe(struct rec_streams *s, uint64_t addr, char *buf, size_t len)
 {
 	unsigned long long start;
 	unsigned long size;
 	const char *name;
 
-	if (b && b->h &&
-	    tep_find_function_info(tracecmd_get_tep(b->h), addr, &name, &start, &size) &&
+	if (s->h && tep_find_function_info(tracecmd_get_tep(s->h), addr, &name, &start, &size) &&
 	    name) {
 		snprintf(buf, len, "%s", name);
 		return 0;
@@ -544,20 +346,48 @@ int replay_ksym_name(struct backend *b, uint64_t addr, char *buf, size_t len)
 	return -ENOENT;
 }
 
-const struct backend_ops file_backend_ops = {
-	.name = "file",
-	.open = replay_open,
-	.start = replay_nop,
-	.stop = replay_nop,
-	.wait = replay_wait,
-	.read = replay_read,
-	.clock = replay_clock,
-	.lost = replay_lost,
-	.states = replay_states,
-	.events = replay_events,
-	/* frames are addresses: named from the recording's kallsyms, not the host's */
-	.kframe = replay_ksym_name,
-	.recording = replay_recording,
-	.task_tgid = replay_task_tgid,
-	.close = replay_close,
+static void tc_close(struct rec_streams *s)
+{
+	unsigned i;
+
+	if (!s)
+		return;
+	for (i = 0; s->cpu && i < s->f->ncpu; i++)
+		tracecmd_free_record(s->cpu[i].rec);
+	if (s->f->layout_ok)
+		fmt_tep_fini(&s->f->layout);
+	if (s->h && !s->h_unclosable)
+		tracecmd_close(s->h);
+	free(s->cpu);
+	free(s->checked);
+	free(s);
+}
+
+/* saved_cmdlines as libtraceevent holds it ("<...>" when it has no name) */
+static int tc_comm(struct rec_streams *s, int32_t tid, char *buf, size_t len)
+{
+	const char *c = tep_data_comm_from_pid(tracecmd_get_tep(s->h), tid);
+
+	if (!c || !c[0] || c[0] == '<')
+		return -ENOENT;
+	snprintf(buf, len, "%s", c);
+	return 0;
+}
+
+static const struct rec_reader tracecmd_reader = {
+	.ts_adjust = true,
+	.open = tc_open,
+	.rewind = tc_rewind,
+	.next = tc_next,
+	.counted = tc_counted,
+	.kframe = tc_kframe,
+	.comm = tc_comm,
+	.close = tc_close,
 };
+
+static int replay_open(struct backend **b, const struct trace_req *req, char *err, size_t errlen)
+{
+	return recshell_open(b, req, &tracecmd_reader, err, errlen);
+}
+
+const struct backend_ops file_backend_ops = RECSHELL_OPS(replay_open);

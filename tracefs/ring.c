@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The ring backend: sched events recorded in a private tracefs instance,
- * read as raw per-CPU pages on a timer (and a buffer watermark), decoded
- * with libtraceevent and merged across CPUs in timestamp order.
+ * read as raw per-CPU pages on a timer (and a buffer watermark), walked
+ * and decoded by offset (src/sched/decode.c's page cursor; the formats
+ * were parsed once with libtraceevent) and merged across CPUs in
+ * timestamp order.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -24,7 +26,6 @@
 #include "backend.h"
 #include "tracefs_backends.h"
 #include "decode.h"
-#include "recfile.h"
 #include "fmt.h"
 #include "fmtload.h"
 #include "tfs.h"
@@ -72,7 +73,10 @@ struct backend {
 	struct tfs_undo_list undo;
 	struct tracefs_instance *inst;
 	bool borrowed;		/* OFFCPU_FTRACE_RING_INSTANCE: not ours to remove */
-	struct recfile *rec;	/* record: every page read also goes here */
+	/* a recording: every page read also goes here (req->page_sink) */
+	int (*sink)(void *arg, unsigned cpu, const void *page);
+	void *sink_arg;
+	uint32_t buffer_kb;	/* the kernel's per-CPU buffer we set, 0 not ours */
 	char root[PATH_MAX];
 	struct sched_layout layout;
 	bool layout_ok;
@@ -113,7 +117,8 @@ static int setup_layout(struct backend *b, const struct trace_req *req,
 	return sched_layout_load(&b->layout, &b->layout_ok, b->root, FMTLOAD_HEADER_PAGE |
 				 (req->waking ? FMTLOAD_WAKING : 0) | (req->fork ? FMTLOAD_FORK : 0) |
 				 (req->kstack ? FMTLOAD_KSTACK : 0) |
-				 (req->ustack ? FMTLOAD_USTACK : 0), err, errlen);
+				 (req->ustack ? FMTLOAD_USTACK : 0) |
+				 (req->cgroup_moves ? FMTLOAD_CGROUP : 0), err, errlen);
 }
 
 static int set_clock(struct backend *b, char *err, size_t errlen)
@@ -194,6 +199,26 @@ static void stack_filter(struct backend *b, const char *letters, char *buf, size
 			 (unsigned long long)st->preempt_mask);
 }
 
+/* offcpu -K --wakers: the waker's stack, after each sched_waking (its context) */
+static int setup_waker_stacks(struct backend *b, char *err, size_t errlen)
+{
+	static const char trig[] = "stacktrace if pid != 0";
+	char *path;
+	int ret;
+
+	path = tracefs_instance_get_file(b->inst, "events/sched/sched_waking/trigger");
+	if (!path)
+		return errf(err, errlen, -ENOMEM, "trigger");
+	ret = tfs_undo_write(&b->undo, path, "!stacktrace if pid != 0", true);
+	tracefs_put_tracing_file(path);
+	if (ret)
+		return errf(err, errlen, ret, "undo list");
+	ret = tfs_inst_write(b->inst, "events/sched/sched_waking/trigger", trig);
+	if (ret)
+		return errf(err, errlen, ret, "cannot set the stacktrace trigger on sched_waking");
+	return 0;
+}
+
 static int setup_stacks(struct backend *b, const struct trace_req *req,
 			char *err, size_t errlen)
 {
@@ -222,7 +247,29 @@ static int setup_stacks(struct backend *b, const struct trace_req *req,
 	ret = tfs_inst_write(b->inst, "events/sched/sched_switch/trigger", trig);
 	if (ret)
 		return errf(err, errlen, ret, "cannot set the stacktrace trigger '%s'", trig);
-	return 0;
+	return req->waking_kstack ? setup_waker_stacks(b, err, errlen) : 0;
+}
+
+/*
+ * --by cgroup: the cgroup moves, where the layout has them (loaded only
+ * when asked). Not fatal: an event that cannot be enabled is dropped from
+ * the layout (the events op no longer has it), and threads keep the
+ * cgroup of their first sight.
+ */
+static void enable_cgroup_moves(struct backend *b)
+{
+	unsigned t;
+
+	for (t = SEV_CGROUP_ATTACH; t <= SEV_CGROUP_TRANSFER; t++) {
+		char file[96];
+
+		if (b->layout.id[t] < 0)
+			continue;
+		snprintf(file, sizeof(file), "events/%s/%s/enable", sched_ev_system(t),
+			 sched_ev_name(t));
+		if (tfs_inst_write(b->inst, file, "1"))
+			b->layout.id[t] = -1;
+	}
 }
 
 static int count_cpus(struct backend *b)
@@ -349,15 +396,6 @@ static int open_on_fd(struct backend *b, char *err, size_t errlen)
 	return 0;
 }
 
-/* record: the pages read also go into a trace.dat (tracefs/recfile.c) */
-static int open_record(struct backend *b, const struct trace_req *req, char *err, size_t errlen)
-{
-	if (!req->record_path)
-		return 0;
-	return recfile_open(&b->rec, req->record_path, b->root,
-			    tracefs_instance_get_name(b->inst), b->ncpu, err, errlen);
-}
-
 /*
  * For tests only (tests/vm/hist_check.sh): read the sched events of an
  * existing instance, the hist backend's, so that its triggers and this
@@ -408,8 +446,6 @@ static int borrow_open(struct backend *b, const struct trace_req *req, const cha
 	if (tfs_inst_read(b->inst, "buffer_size_kb", buf, sizeof(buf)) || atoi(buf) <= 0)
 		snprintf(buf, sizeof(buf), "1024");
 	ret = open_cpus(b, (uint32_t)atoi(buf), err, errlen);
-	if (!ret)
-		ret = open_record(b, req, err, errlen);
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
@@ -433,6 +469,8 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	if (!b)
 		return errf(err, errlen, -ENOMEM, "%s", "ring backend");
 	b->on_fd = -1;
+	b->sink = req->page_sink;
+	b->sink_arg = req->page_arg;
 	ret = tmount_find(req->tracefs, b->root, sizeof(b->root), err, errlen);
 	if (ret)
 		return ret;
@@ -464,7 +502,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	 * elsewhere groups by process without this host's /proc; optional:
 	 * older kernels have no such option in instances
 	 */
-	if (req->record_path)
+	if (req->page_sink)
 		tfs_inst_write(b->inst, "options/record-tgid", "1");
 	kb = req->buffer_kb;
 	if (!kb) {
@@ -474,6 +512,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 		kb = (uint32_t)(32768 / (n > 0 ? n : 1));
 		kb = kb < 1024 ? 1024 : kb > 8192 ? 8192 : kb;
 	}
+	b->buffer_kb = kb;
 	snprintf(val, sizeof(val), "%u", kb);
 	ret = tfs_inst_write(b->inst, "buffer_size_kb", val);
 	if (ret)
@@ -496,12 +535,11 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 		if (ret)
 			return errf(err, errlen, ret, "cannot enable %s", events[i]);
 	}
+	enable_cgroup_moves(b);
 	ret = setup_stacks(b, req, err, errlen);
 	if (ret)
 		return ret;
 	ret = open_cpus(b, kb, err, errlen);
-	if (!ret)
-		ret = open_record(b, req, err, errlen);
 	return ret ? ret : open_on_fd(b, err, errlen);
 }
 
@@ -576,16 +614,27 @@ static bool cpu_load(struct backend *b, struct ring_cpu *c)
 	return false;
 }
 
-/* Timestamp of the last record of page @p. */
-static uint64_t page_last_ts(struct backend *b, void *p)
+/*
+ * The newest time page @p says its CPU has reached: its last record's,
+ * its header's when it holds none, and never before @prev. (It returned
+ * 0 for a page with no record: a capped CPU's horizon fell to 0, nothing
+ * was fed, its queue stayed full and nothing more was read while the
+ * kernel's buffer filled and dropped the rest of the window, the reader
+ * idle: the "starved" runs that lost two thirds of their events.)
+ */
+static uint64_t page_last_ts(struct backend *b, void *p, uint64_t prev)
 {
-	uint64_t ts = 0;
+	uint64_t ts = prev, hdr;
 
 	if (page_cursor_load(&b->scratch, &b->layout, p, b->page_size) < 0 &&
 	    !b->scratch.rec)
-		return 0;
+		return prev;	/* malformed: skipped when fed */
+	memcpy(&hdr, p, sizeof(hdr));
+	if (hdr > ts)
+		ts = hdr;
 	for (; b->scratch.rec; page_cursor_next(&b->scratch))
-		ts = b->scratch.ts;
+		if (b->scratch.ts > ts)
+			ts = b->scratch.ts;
 	return ts;
 }
 
@@ -624,15 +673,15 @@ static int read_cycle(struct backend *b)
 			}
 			c->q[(c->qhead + c->qlen) % c->qcap] = p;
 			c->qlen++;
-			/* errors are sticky: recfile_close() reports them */
-			if (b->rec)
-				recfile_add_page(b->rec, i, p, b->page_size);
+			/* errors are sticky: the recording's close reports them */
+			if (b->sink)
+				b->sink(b->sink_arg, i, p);
 			c->got_data = true;
 			last = p;
 		}
 		c->capped = c->qlen == c->qcap;
 		if (last && (c->capped || !b->mono))
-			c->last_ts = page_last_ts(b, last);
+			c->last_ts = page_last_ts(b, last, c->last_ts);
 		if (!c->loaded && c->qlen && cpu_load(b, c)) {
 			b->next_ts[i] = c->cur.ts;
 			tsheap_push(&b->heap, i);
@@ -772,13 +821,15 @@ static unsigned ring_events(struct backend *b)
 				   b->layout_ok && b->layout.id[SEV_USTACK] >= 0);
 }
 
-static int ring_record_close(struct backend *b, const struct backend_window *m, char *err,
-			     size_t errlen)
+static int ring_rec_source(struct backend *b, struct backend_rec_src *s)
 {
-	struct recfile *r = b->rec;
-
-	b->rec = NULL;
-	return r ? recfile_close(r, m, err, errlen) : 0;
+	memset(s, 0, sizeof(*s));
+	s->tracefs = b->root;
+	s->instance = tracefs_instance_get_name(b->inst);
+	s->ncpu = b->ncpu;
+	s->page_size = b->page_size;
+	s->buffer_kb = b->buffer_kb;
+	return 0;
 }
 
 static int ring_close(struct backend *b, char *err, size_t errlen)
@@ -788,8 +839,6 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 
 	if (!b)
 		return 0;
-	recfile_abort(b->rec);	/* not finished: no partial file */
-	b->rec = NULL;
 	if (b->inst)
 		snprintf(name, sizeof(name), "%s/instances/%s", b->root,
 			 tracefs_instance_get_name(b->inst));
@@ -847,5 +896,5 @@ const struct backend_ops ring_backend_ops = {
 	.states = ring_states,
 	.events = ring_events,
 	.close = ring_close,
-	.record_close = ring_record_close,
+	.rec_source = ring_rec_source,
 };

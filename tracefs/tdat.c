@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "tdat.h"
 
 /* bounds on counts read from the file, far above anything real */
@@ -284,10 +285,11 @@ static bool fields_consistent(const char *text)
 
 /*
  * A format file as the kernel prints it: "name: ...", text, a final
- * newline. libtraceevent's parser is trusted with the text, not with a
- * size that slipped: a cut or stray binary bytes fail here instead.
+ * newline; @header: header_page or header_event, text without the name.
+ * libtraceevent's parser is trusted with the text, not with a size that
+ * slipped: a cut or stray binary bytes fail here instead.
  */
-static int rd_format(struct rd *r, uint64_t size, const char *what)
+static int rd_format(struct rd *r, uint64_t size, const char *what, bool header)
 {
 	uint64_t at = r->off;
 	char *text;
@@ -300,7 +302,7 @@ static int rd_format(struct rd *r, uint64_t size, const char *what)
 		return rd_fail(r, -EINVAL, at, "%s of %" PRIu64 " bytes", what, size);
 	if ((ret = rd_text(r, (uint32_t)size, &text, what)))
 		return ret;
-	ok = size >= 7 && !strncmp(text, "name: ", 6) && text[size - 1] == '\n' &&
+	ok = (header || (size >= 7 && !strncmp(text, "name: ", 6) && text[size - 1] == '\n')) &&
 	     is_text(text, size) && fields_consistent(text);
 	free(text);
 	if (!ok)
@@ -308,29 +310,16 @@ static int rd_format(struct rd *r, uint64_t size, const char *what)
 	return 0;
 }
 
-/* header_page or header_event: text libtraceevent parses too. */
+/* header_page or header_event: its tag, its size, then its text. */
 static int rd_header(struct rd *r, const char *tag, size_t taglen)
 {
-	uint64_t size, at;
-	char *text;
-	bool ok;
+	uint64_t size;
 	int ret;
 
 	if ((ret = rd_tag(r, tag, taglen)) ||
 	    (ret = rd_u64(r, &size, tag)))
 		return ret;
-	at = r->off;
-	if ((ret = rd_need(r, size, tag)))
-		return ret;
-	if (size > MAX_FORMAT)
-		return rd_fail(r, -EINVAL, at, "%s of %" PRIu64 " bytes", tag, size);
-	if ((ret = rd_text(r, (uint32_t)size, &text, tag)))
-		return ret;
-	ok = is_text(text, size) && fields_consistent(text);
-	free(text);
-	if (!ok)
-		return rd_fail(r, -EINVAL, at, "%s is not a format file's text", tag);
-	return 0;
+	return rd_format(r, size, tag, true);
 }
 
 static int scan_header_info(struct rd *r)
@@ -352,7 +341,7 @@ static int scan_ftrace_formats(struct rd *r)
 		return rd_fail(r, -EINVAL, r->off - 4, "%" PRIu32 " ftrace formats", count);
 	for (i = 0; i < count; i++)
 		if ((ret = rd_u64(r, &size, "ftrace format size")) ||
-		    (ret = rd_format(r, size, "ftrace format")))
+		    (ret = rd_format(r, size, "ftrace format", false)))
 			return ret;
 	return 0;
 }
@@ -377,7 +366,7 @@ static int scan_event_formats(struct rd *r)
 				       count, name);
 		for (j = 0; j < count; j++)
 			if ((ret = rd_u64(r, &size, "event format size")) ||
-			    (ret = rd_format(r, size, "event format")))
+			    (ret = rd_format(r, size, "event format", false)))
 				return ret;
 	}
 	return 0;
@@ -1093,6 +1082,13 @@ int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len)
 	return -ENOENT;
 }
 
+const char *tdat_cgroups(const struct tdat *t)
+{
+	const char *p = t->offcpu ? strstr(t->offcpu, "\ncgroups:\n") : NULL;
+
+	return p ? p + 10 : NULL;
+}
+
 void tdat_lost(const struct tdat *t, uint64_t *lost, unsigned ncpu)
 {
 	char buf[65536], *p, *end;
@@ -1165,7 +1161,7 @@ static int cmp_tgid(const void *a, const void *b)
 static void parse_tgids(struct tdat *t)
 {
 	const char *p = t->offcpu ? strstr(t->offcpu, "\nsaved_tgids:\n") : NULL;
-	uint32_t cap = 0;
+	size_t cap = 0;
 
 	t->tgids_parsed = true;
 	if (!p)
@@ -1178,15 +1174,12 @@ static void parse_tgids(struct tdat *t)
 			break;
 		tgid = strtol(end, &end, 10);
 		if (tid > 0 && tid <= INT32_MAX && tgid > 0 && tgid <= INT32_MAX) {
-			if (t->ntgids == cap) {
-				struct tdat_tgid *nv;
+			struct tdat_tgid *nv = mem_grow_from(t->tgids, &cap, t->ntgids,
+							     sizeof(*nv), 256);
 
-				cap = cap ? cap * 2 : 256;
-				nv = realloc(t->tgids, cap * sizeof(*nv));
-				if (!nv)
-					break;
-				t->tgids = nv;
-			}
+			if (!nv)
+				break;
+			t->tgids = nv;
 			t->tgids[t->ntgids].tid = (int32_t)tid;
 			t->tgids[t->ntgids++].tgid = (int32_t)tgid;
 		}

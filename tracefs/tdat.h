@@ -111,6 +111,8 @@ uint64_t tdat_cpustat_lost(const struct tdat *t, unsigned cpu);
  * returns 0, or -ENOENT when absent (or there is no such option).
  */
 int tdat_meta_get(const struct tdat *t, const char *key, char *buf, size_t len);
+/* The "cgroups:" section's "TID PATH" lines (to the end of the text), or NULL. */
+const char *tdat_cgroups(const struct tdat *t);
 
 /*
  * Events lost per CPU into @lost[0..@ncpu): the capture's own "lost="

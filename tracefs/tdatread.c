@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A trace.dat reader of our own, without libtracecmd: the file backend of
- * the static build (Debian ships no static libtracecmd), built in every
- * build so the tests compare it with libtracecmd's reading.
+ * A trace.dat reader of our own, without libtracecmd (recshell.c is the
+ * backend around it): the file backend of the static build (Debian ships
+ * no static libtracecmd), built in every build so the tests compare it
+ * with libtracecmd's reading.
  *
  * tdat_scan() has checked the structure against the file size and noted
  * where the metadata is. From there: header_page and the sched and ftrace
@@ -10,7 +11,7 @@
  * names kernel frames; each CPU's data is read page by page (version 6,
  * or 7 uncompressed), or chunk by chunk (version 7, zstd or zlib: each
  * chunk holds whole pages); pages go through page_cursor_load()'s checks
- * and records through decode_record(), CPUs merged in time order.
+ * and records go to the shell.
  * Not read: other instances' buffers, latency-format text, recordings
  * whose timestamps need adjusting (guests, TSC offsets): refused in one
  * line.
@@ -19,12 +20,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 #ifdef HAVE_ZSTD
 #include <zstd.h>
@@ -35,11 +33,12 @@
 #include "errf.h"
 #include "fileread.h"
 #include "fmt.h"
+#include "grow.h"
 #include "ksym.h"
 #include "recfile.h"
+#include "recshell.h"
 #include "tdat.h"
 #include "tdatread.h"
-#include "tsheap.h"
 
 #define MAX_PART (256u << 20)	/* a metadata part, decompressed */
 #define MAX_CHUNK (1u << 30)	/* tdat_scan's bound on a chunk's pages */
@@ -54,40 +53,36 @@ struct rcpu {
 	uint8_t *page;		/* the page being walked */
 	struct page_cursor cur;
 	bool loaded;		/* cur is on a record */
+	bool fresh;		/* rewound, no record read since */
 };
 
-struct backend {
-	char path[PATH_MAX];
-	int fd;
-	struct tdat dat;
-	struct sched_layout layout;
-	bool layout_ok;
-	unsigned ncpu;
+/* Our reading of the file (struct rec_reader, recshell.h). */
+struct tid_comm {
+	int32_t tid;
+	char comm[COMM_LEN];
+};
+
+struct rec_streams {
+	struct rec_file *f;
 	struct rcpu *cpu;
-	uint64_t *next_ts;
-	struct tsheap heap;
-	bool primed;
-	uint64_t *lost;			/* per CPU */
-	uint64_t records;
-	unsigned seen;			/* 1 << SEV_x of records in the file */
-	char clock[32];
-	uint64_t window_start, window_end;
 	struct ksyms *ksyms;
+	struct tid_comm *comms;		/* saved_cmdlines, by tid; read at the first ask */
+	size_t ncomms;
+	bool comms_read;
 	char err[256];			/* a read that failed after open */
-	uint64_t frames[STACK_MAX_DEPTH];
 };
 
 /* Decompress @src into @dst of exactly @dlen bytes. 0 or -EINVAL/-ENOTSUP. */
-static int inflate_chunk(const struct backend *b, const void *src, size_t slen, void *dst,
+static int inflate_chunk(const struct tdat *t, const void *src, size_t slen, void *dst,
 			 size_t dlen)
 {
-	if (!strcmp(b->dat.compression, "zlib")) {
+	if (!strcmp(t->compression, "zlib")) {
 		uLongf n = (uLongf)dlen;
 
 		return uncompress(dst, &n, src, (uLong)slen) == Z_OK && n == dlen ? 0 : -EINVAL;
 	}
 #ifdef HAVE_ZSTD
-	if (!strcmp(b->dat.compression, "zstd")) {
+	if (!strcmp(t->compression, "zstd")) {
 		size_t n = ZSTD_decompress(dst, dlen, src, slen);
 
 		return !ZSTD_isError(n) && n == dlen ? 0 : -EINVAL;
@@ -97,14 +92,14 @@ static int inflate_chunk(const struct backend *b, const void *src, size_t slen, 
 }
 
 /* "u32 size, u32 raw size, data" at @off (within @end): the raw bytes. */
-static int read_compressed(struct backend *b, uint64_t *off, uint64_t end, size_t max,
+static int read_compressed(const struct rec_file *f, uint64_t *off, uint64_t end, size_t max,
 			   uint8_t **out, size_t *len)
 {
 	uint32_t hdr[2];
 	uint8_t *src, *dst;
 	int ret;
 
-	if (end - *off < 8 || (ret = file_pread_all(b->fd, hdr, 8, *off)))
+	if (end - *off < 8 || (ret = file_pread_all(f->fd, hdr, 8, *off)))
 		return -EINVAL;
 	hdr[0] = le32toh(hdr[0]);
 	hdr[1] = le32toh(hdr[1]);
@@ -112,9 +107,9 @@ static int read_compressed(struct backend *b, uint64_t *off, uint64_t end, size_
 		return -EINVAL;
 	src = malloc(hdr[0] ? hdr[0] : 1);
 	dst = malloc(hdr[1]);
-	ret = !src || !dst ? -ENOMEM : file_pread_all(b->fd, src, hdr[0], *off + 8);
+	ret = !src || !dst ? -ENOMEM : file_pread_all(f->fd, src, hdr[0], *off + 8);
 	if (!ret)
-		ret = inflate_chunk(b, src, hdr[0], dst, hdr[1]);
+		ret = inflate_chunk(&f->dat, src, hdr[0], dst, hdr[1]);
 	free(src);
 	if (ret) {
 		free(dst);
@@ -127,9 +122,9 @@ static int read_compressed(struct backend *b, uint64_t *off, uint64_t end, size_
 }
 
 /* A metadata part's bytes (decompressed); caller frees. */
-static int load_part(struct backend *b, enum tdat_part_id id, uint8_t **out, size_t *len)
+static int load_part(const struct rec_file *f, enum tdat_part_id id, uint8_t **out, size_t *len)
 {
-	const struct tdat_part *p = &b->dat.part[id];
+	const struct tdat_part *p = &f->dat.part[id];
 	uint64_t off = p->offset;
 
 	*out = NULL;
@@ -137,14 +132,14 @@ static int load_part(struct backend *b, enum tdat_part_id id, uint8_t **out, siz
 	if (!p->size)
 		return 0;
 	if (p->compressed)
-		return read_compressed(b, &off, p->offset + p->size, MAX_PART, out, len);
+		return read_compressed(f, &off, p->offset + p->size, MAX_PART, out, len);
 	if (p->size > MAX_PART)
 		return -EINVAL;
 	*out = malloc(p->size + 1);
 	if (!*out)
 		return -ENOMEM;
 	*len = (size_t)p->size;
-	return file_pread_all(b->fd, *out, *len, off);
+	return file_pread_all(f->fd, *out, *len, off);
 }
 
 /* A cursor over a part's bytes: every read is bounded. */
@@ -185,7 +180,7 @@ static bool mem_str(struct mem *m, const char **s)
 }
 
 /* "u64 size, text" of a format: handed to the layout (unknown ones ignored). */
-static int add_format(struct backend *b, struct mem *m, bool header_page)
+static int add_format(struct rec_file *f, struct mem *m, bool header_page)
 {
 	uint64_t size;
 	char *text;
@@ -199,25 +194,25 @@ static int add_format(struct backend *b, struct mem *m, bool header_page)
 	memcpy(text, m->p, size);
 	text[size] = '\0';
 	m->p += size;
-	ret = header_page ? fmt_header_page(&b->layout, text, size) :
-	      fmt_add_event(&b->layout, text, size);
+	ret = header_page ? fmt_header_page(&f->layout, text, size) :
+	      fmt_add_event(&f->layout, text, size);
 	free(text);
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int parse_headers(struct backend *b, struct mem *m)
+static int parse_headers(struct rec_file *f, struct mem *m)
 {
 	const char *tag;
 	int ret;
 
 	if (!mem_str(m, &tag) || strcmp(tag, "header_page"))
 		return -EINVAL;
-	if ((ret = add_format(b, m, true)))
+	if ((ret = add_format(f, m, true)))
 		return ret;
 	return 0;	/* header_event: the layout does not need it */
 }
 
-static int parse_formats(struct backend *b, struct mem *m, bool systems)
+static int parse_formats(struct rec_file *f, struct mem *m, bool systems)
 {
 	uint32_t nsys = 1, count, i, j;
 	const char *name;
@@ -231,35 +226,36 @@ static int parse_formats(struct backend *b, struct mem *m, bool systems)
 		if (!mem_u32(m, &count))
 			return -EINVAL;
 		for (j = 0; j < count; j++)
-			if ((ret = add_format(b, m, false)))
+			if ((ret = add_format(f, m, false)))
 				return ret;
 	}
 	return 0;
 }
 
 /* header_page, the formats and kallsyms, from wherever the file keeps them. */
-static int load_metadata(struct backend *b, char *err, size_t errlen)
+static int load_metadata(struct rec_streams *s, char *err, size_t errlen)
 {
 	static const char *const what[] = { "the headers", "the ftrace formats",
 					    "the event formats", "kallsyms" };
+	struct rec_file *f = s->f;
 	const char *missing;
 	unsigned id;
 	int ret;
 
-	ret = fmt_init(&b->layout);
+	ret = fmt_init(&f->layout);
 	if (ret)
 		return errf(err, errlen, ret, "%s", "libtraceevent");
-	b->layout_ok = true;
+	f->layout_ok = true;
 	for (id = TDAT_PART_HEADERS; id <= TDAT_PART_KALLSYMS; id++) {
 		uint8_t *buf;
 		size_t len;
 		struct mem m;
 
-		ret = load_part(b, id, &buf, &len);
+		ret = load_part(f, id, &buf, &len);
 		if (ret == -ENOTSUP) {
 			snprintf(err, errlen, "cannot read %s: this build cannot decompress "
-				 "%s (built without it): read it with a build that has it", b->path,
-				 b->dat.compression);
+				 "%s (built without it): read it with a build that has it", f->path,
+				 f->dat.compression);
 			return ret;
 		}
 		if (!ret && !buf) {
@@ -272,36 +268,36 @@ static int load_metadata(struct backend *b, char *err, size_t errlen)
 		m.p = buf;
 		m.end = buf ? buf + len : buf;
 		if (!ret && id == TDAT_PART_HEADERS)
-			ret = parse_headers(b, &m);
+			ret = parse_headers(f, &m);
 		else if (!ret && (id == TDAT_PART_FTRACE || id == TDAT_PART_EVENTS))
-			ret = parse_formats(b, &m, id == TDAT_PART_EVENTS);
+			ret = parse_formats(f, &m, id == TDAT_PART_EVENTS);
 		else if (!ret && id == TDAT_PART_KALLSYMS && len >= 4)
-			ret = ksyms_parse(&b->ksyms, (const char *)buf + 4,
+			ret = ksyms_parse(&s->ksyms, (const char *)buf + 4,
 					  len - 4 < le32toh(*(uint32_t *)(void *)buf) ? len - 4 :
 					  le32toh(*(uint32_t *)(void *)buf));
 		free(buf);
 		if (ret) {
 			snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": %s do not parse",
-				 b->path, b->dat.part[id].offset, what[id]);
+				 f->path, f->dat.part[id].offset, what[id]);
 			return -EINVAL;
 		}
 	}
-	if (b->layout.id[SEV_SWITCH] < 0) {
+	if (f->layout.id[SEV_SWITCH] < 0) {
 		snprintf(err, errlen, "%s has no sched_switch events: record at least "
-			 "sched_switch, sched_wakeup and sched_wakeup_new", b->path);
+			 "sched_switch, sched_wakeup and sched_wakeup_new", f->path);
 		return -ENOENT;
 	}
-	ret = fmt_resolve(&b->layout, &missing);
+	ret = fmt_resolve(&f->layout, &missing);
 	if (ret)
-		snprintf(err, errlen, "cannot read %s: unexpected format of %s", b->path,
+		snprintf(err, errlen, "cannot read %s: unexpected format of %s", f->path,
 			 missing ? missing : "an event");
 	return ret;
 }
 
 /* The CPU's next page into c->page (its length in *len); false at the end. */
-static int next_page(struct backend *b, struct rcpu *c, size_t *len)
+static int next_page(const struct rec_file *f, struct rcpu *c, size_t *len)
 {
-	size_t ps = b->dat.page_size;
+	size_t ps = f->dat.page_size;
 	int ret;
 
 	if (c->z) {
@@ -313,7 +309,7 @@ static int next_page(struct backend *b, struct rcpu *c, size_t *len)
 				return 0;
 			c->chunks--;
 			c->page_off = c->off;
-			ret = read_compressed(b, &c->off, c->end, MAX_CHUNK, &c->chunk,
+			ret = read_compressed(f, &c->off, c->end, MAX_CHUNK, &c->chunk,
 					      &c->chunk_len);
 			if (ret)
 				return ret;
@@ -328,7 +324,7 @@ static int next_page(struct backend *b, struct rcpu *c, size_t *len)
 	*len = c->end - c->off < ps ? (size_t)(c->end - c->off) : ps;
 	memset(c->page, 0, ps);
 	c->page_off = c->off;
-	ret = file_pread_all(b->fd, c->page, *len, c->off);
+	ret = file_pread_all(f->fd, c->page, *len, c->off);
 	if (ret)
 		return ret;
 	c->off += ps;
@@ -336,9 +332,9 @@ static int next_page(struct backend *b, struct rcpu *c, size_t *len)
 }
 
 /* Move @c to its next record, loading pages as needed; false at its end. */
-static int cpu_advance(struct backend *b, unsigned cpu, bool first)
+static int cpu_advance(struct rec_streams *s, unsigned cpu, bool first)
 {
-	struct rcpu *c = &b->cpu[cpu];
+	struct rcpu *c = &s->cpu[cpu];
 	size_t len = 0;
 	int ret;
 
@@ -350,18 +346,18 @@ static int cpu_advance(struct backend *b, unsigned cpu, bool first)
 	for (;;) {
 		int missed;
 
-		ret = next_page(b, c, &len);
+		ret = next_page(s->f, c, &len);
 		if (ret <= 0) {
 			c->loaded = false;
 			return ret;
 		}
-		missed = page_cursor_load(&c->cur, &b->layout, c->page, len);
+		missed = page_cursor_load(&c->cur, &s->f->layout, c->page, len);
 		if (missed == -EINVAL) {
-			snprintf(b->err, sizeof(b->err), "corrupt ring-buffer page (CPU %u)", cpu);
+			snprintf(s->err, sizeof(s->err), "corrupt ring-buffer page (CPU %u)", cpu);
 			return -EINVAL;
 		}
 		if (missed && first)
-			b->lost[cpu] += missed > 0 ? (uint64_t)missed : 1;
+			s->f->lost[cpu] += missed > 0 ? (uint64_t)missed : 1;
 		if (c->cur.rec) {
 			c->loaded = true;
 			return 1;
@@ -370,318 +366,195 @@ static int cpu_advance(struct backend *b, unsigned cpu, bool first)
 }
 
 /* Every CPU's reading starts at its data again. */
-static int cpu_rewind(struct backend *b, unsigned cpu)
+static int tdr_rewind(struct rec_streams *s, unsigned cpu)
 {
-	struct rcpu *c = &b->cpu[cpu];
-	const struct tdat_cpu *d = &b->dat.cpu[cpu];
+	struct rcpu *c = &s->cpu[cpu];
+	const struct tdat_cpu *d = &s->f->dat.cpu[cpu];
 	uint32_t n;
 
 	free(c->chunk);
 	c->chunk = NULL;
 	c->chunk_len = c->chunk_pos = 0;
 	c->loaded = false;
+	c->fresh = true;
 	c->off = d->offset;
 	c->end = d->offset + d->size;
-	c->z = b->dat.compressed;
+	c->z = s->f->dat.compressed;
 	c->chunks = 0;
 	if (c->z && d->size) {
 		/* "u32 count" of chunks, then the chunks, to the section's end */
-		if (file_pread_all(b->fd, &n, 4, c->off))
+		if (file_pread_all(s->f->fd, &n, 4, c->off))
 			return -EIO;
 		c->chunks = le32toh(n);
 		c->off += 4;
-		c->end = b->dat.file_size;
+		c->end = s->f->dat.file_size;
 	}
 	return 0;
 }
 
-/* A first pass: what the file holds (types, first and last timestamps, losses). */
-static int count_records(struct backend *b, char *err, size_t errlen)
+/*
+ * The next record; the losses page headers note are counted on the pages
+ * before the CPU's first record after a rewind.
+ */
+static int tdr_next(struct rec_streams *s, unsigned cpu, struct rec_record *rec)
 {
-	uint64_t first = UINT64_MAX, last = 0;
+	struct rcpu *c = &s->cpu[cpu];
+	int ret = cpu_advance(s, cpu, c->fresh);
+
+	c->fresh = false;
+	if (ret > 0) {
+		rec->data = c->cur.rec;
+		rec->size = page_cursor_size(&c->cur);
+		rec->ts = c->cur.ts;
+	}
+	return ret;
+}
+
+/* A CPU whose data did not read through: where, and why. */
+static int tdr_counted(struct rec_streams *s, unsigned cpu, uint64_t n, int ret, char *err,
+		       size_t errlen)
+{
+	(void)n;
+	if (ret >= 0)
+		return 0;
+	snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": %s", s->f->path,
+		 s->cpu[cpu].page_off, s->err[0] ? s->err : ret == -ENOTSUP ?
+		 "compressed data this build cannot decompress" :
+		 "CPU data that does not decompress or read");
+	return ret == -ENOTSUP ? ret : -EINVAL;
+}
+
+/* The metadata parsed, a page buffer and cursor per CPU. */
+static int tdr_open(struct rec_streams **out, struct rec_file *f, char *err, size_t errlen)
+{
+	struct rec_streams *s = calloc(1, sizeof(*s));
 	unsigned cpu;
 	int ret;
 
-	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		if ((ret = cpu_rewind(b, cpu)))
-			return errf(err, errlen, ret, "cannot read %s", b->path);
-		for (ret = cpu_advance(b, cpu, true); ret > 0; ret = cpu_advance(b, cpu, false)) {
-			struct sched_event ev;
-			unsigned t = decode_record(&b->layout, b->cpu[cpu].cur.rec,
-						   page_cursor_size(&b->cpu[cpu].cur),
-						   b->cpu[cpu].cur.ts, (int32_t)cpu, &ev);
-
-			if (t)
-				b->seen |= 1u << t;
-			if (b->cpu[cpu].cur.ts < first)
-				first = b->cpu[cpu].cur.ts;
-			if (b->cpu[cpu].cur.ts > last)
-				last = b->cpu[cpu].cur.ts;
-			b->records++;
-		}
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": %s", b->path,
-				 b->cpu[cpu].page_off, b->err[0] ? b->err : ret == -ENOTSUP ?
-				 "compressed data this build cannot decompress" :
-				 "CPU data that does not decompress or read");
-			return ret == -ENOTSUP ? ret : -EINVAL;
-		}
-		if ((ret = cpu_rewind(b, cpu)))
-			return errf(err, errlen, ret, "cannot read %s", b->path);
-	}
-	b->window_start = first == UINT64_MAX ? 0 : first;
-	b->window_end = last;
-	return 0;
-}
-
-static int open_file(struct backend *b, const char *path, char *err, size_t errlen)
-{
-	char why[200];
-	struct stat st;
-	int ret;
-
-	snprintf(b->path, sizeof(b->path), "%s", path);
-	b->fd = open(b->path, O_RDONLY | O_CLOEXEC);
-	if (b->fd < 0)
-		return errf(err, errlen, -errno, "cannot open %s", b->path);
-	if (fstat(b->fd, &st) < 0)
-		return errf(err, errlen, -errno, "cannot open %s", b->path);
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "cannot read %s: not a regular file", b->path);
-		return -EINVAL;
-	}
-	ret = tdat_scan(&b->dat, b->fd, why, sizeof(why));
-	if (ret == -ENOMEM)
-		return errf(err, errlen, ret, "cannot read %s", b->path);
-	if (ret) {
-		snprintf(err, errlen, "cannot read %s: %s", b->path, why);
+	*out = s;
+	if (!s)
+		return errf(err, errlen, -ENOMEM, "%s", f->path);
+	s->f = f;
+	if ((ret = load_metadata(s, err, errlen)))
 		return ret;
-	}
-	if (b->dat.ts_adjusted) {
-		snprintf(err, errlen, "cannot read %s: its timestamps need adjusting (a guest's, "
-			 "or TSC offsets), which this reader does not do", b->path);
-		return -ENOTSUP;
-	}
-	b->ncpu = b->dat.ncpu;
-	if (!b->ncpu) {
-		snprintf(err, errlen, "cannot read %s: it holds no CPU data", b->path);
-		return -EINVAL;
+	s->cpu = calloc(f->ncpu, sizeof(*s->cpu));
+	if (!s->cpu)
+		return errf(err, errlen, -ENOMEM, "%s", f->path);
+	for (cpu = 0; cpu < f->ncpu; cpu++) {
+		s->cpu[cpu].page = malloc(f->dat.page_size);
+		if (!s->cpu[cpu].page || page_cursor_init(&s->cpu[cpu].cur, &f->layout))
+			return errf(err, errlen, -ENOMEM, "%s", f->path);
 	}
 	return 0;
 }
 
-static int tdr_open(struct backend **out, const struct trace_req *req, char *err, size_t errlen)
+/* From the recording's kallsyms, never the host's. */
+static int tdr_kframe(struct rec_streams *s, uint64_t addr, char *buf, size_t len)
 {
-	struct backend *b = calloc(1, sizeof(*b));
-	unsigned cpu;
-	int ret;
-
-	*out = b;
-	if (!b)
-		return errf(err, errlen, -ENOMEM, "%s", "file backend");
-	b->fd = -1;
-	if (!req->replay_path || !*req->replay_path) {
-		snprintf(err, errlen, "no recording to read: give a trace.dat file");
-		return -EINVAL;
-	}
-	if ((ret = open_file(b, req->replay_path, err, errlen)) ||
-	    (ret = load_metadata(b, err, errlen)))
-		return ret;
-	b->cpu = calloc(b->ncpu, sizeof(*b->cpu));
-	b->next_ts = calloc(b->ncpu, sizeof(*b->next_ts));
-	b->heap.v = calloc(b->ncpu, sizeof(*b->heap.v));
-	b->lost = calloc(b->ncpu, sizeof(*b->lost));
-	if (!b->cpu || !b->next_ts || !b->heap.v || !b->lost)
-		return errf(err, errlen, -ENOMEM, "%s", b->path);
-	b->heap.key = b->next_ts;
-	for (cpu = 0; cpu < b->ncpu; cpu++) {
-		b->cpu[cpu].page = malloc(b->dat.page_size);
-		if (!b->cpu[cpu].page || page_cursor_init(&b->cpu[cpu].cur, &b->layout))
-			return errf(err, errlen, -ENOMEM, "%s", b->path);
-	}
-	if ((ret = count_records(b, err, errlen)))
-		return ret;
-	tdat_lost(&b->dat, b->lost, b->ncpu);
-	tdat_clock_window(&b->dat, b->clock, sizeof(b->clock), &b->window_start,
-			  &b->window_end);
-	return 0;
+	return ksyms_format(s->ksyms, addr, buf, len);
 }
 
-static int tdr_nop(struct backend *b)
+static int cmp_tid_comm(const void *a, const void *b)
 {
-	(void)b;
-	return 0;
+	const struct tid_comm *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static int tdr_wait(struct backend *b, int timeout_ms)
+/* saved_cmdlines: a 64-bit size, then "PID COMM" lines */
+static void read_comms(struct rec_streams *s)
 {
-	(void)b;
-	(void)timeout_ms;
-	return 0;
-}
+	uint8_t *buf;
+	size_t len, cap = 0;
+	uint64_t n;
+	char *p, *end, *nl;
 
-/* Everything up to @limit, in time order; the rest stays for the next call. */
-static int tdr_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb, void *arg)
-{
-	unsigned cpu;
-	int ret;
+	s->comms_read = true;
+	if (load_part(s->f, TDAT_PART_CMDLINES, &buf, &len) || !buf)
+		return;
+	if (len >= 8) {
+		memcpy(&n, buf, 8);
+		n = le64toh(n);
+		p = (char *)buf + 8;
+		end = p + (n < len - 8 ? n : len - 8);
+		for (; p < end; p = nl + 1) {
+			struct tid_comm *v;
+			long tid;
+			char *c;
 
-	(void)drain;	/* nothing arrives later: every read is a drain */
-	if (!b->primed) {
-		for (cpu = 0; cpu < b->ncpu; cpu++) {
-			ret = cpu_advance(b, cpu, true);
-			if (ret < 0)
-				return ret;
-			if (ret) {
-				b->next_ts[cpu] = b->cpu[cpu].cur.ts;
-				tsheap_push(&b->heap, cpu);
-			}
+			nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				break;
+			tid = strtol(p, &c, 10);
+			if (c == p || *c != ' ' || tid <= 0 || tid > INT32_MAX ||
+			    !(v = mem_grow_from(s->comms, &cap, s->ncomms, sizeof(*v), 256)))
+				continue;
+			s->comms = v;
+			v[s->ncomms].tid = (int32_t)tid;
+			snprintf(v[s->ncomms++].comm, COMM_LEN, "%.*s", (int)(nl - c - 1), c + 1);
 		}
-		b->primed = true;
+		if (s->ncomms)
+			qsort(s->comms, s->ncomms, sizeof(*s->comms), cmp_tid_comm);
 	}
-	while (b->heap.n) {
-		unsigned ci = b->heap.v[0];
-		struct rcpu *c = &b->cpu[ci];
-		struct sched_event ev;
+	free(buf);
+}
 
-		if (c->cur.ts > limit)
-			return 0;
-		switch (decode_record(&b->layout, c->cur.rec, page_cursor_size(&c->cur), c->cur.ts,
-				      (int32_t)ci, &ev)) {
-		case 0:
-			break;
-		case SEV_KSTACK:
-		case SEV_USTACK:
-			decode_stack(&b->layout, c->cur.rec, page_cursor_size(&c->cur), &ev,
-				     b->frames);
-			/* fall through */
-		default:
-			cb(&ev, arg);
-		}
-		ret = cpu_advance(b, ci, false);
-		if (ret < 0)
-			return ret;
-		if (!ret) {
-			tsheap_pop(&b->heap);
-			continue;
-		}
-		b->next_ts[ci] = c->cur.ts;
-		tsheap_fix_top(&b->heap);
-	}
+static int tdr_comm(struct rec_streams *s, int32_t tid, char *buf, size_t len)
+{
+	struct tid_comm key = { .tid = tid }, *e;
+
+	if (!s->comms_read)
+		read_comms(s);
+	e = s->ncomms ? bsearch(&key, s->comms, s->ncomms, sizeof(*s->comms), cmp_tid_comm) :
+	    NULL;
+	if (!e || !e->comm[0])
+		return -ENOENT;
+	snprintf(buf, len, "%s", e->comm);
 	return 0;
 }
 
-static const char *tdr_clock(struct backend *b, bool *is_mono)
-{
-	if (is_mono)
-		*is_mono = !strcmp(b->clock, "mono");
-	return b->clock;
-}
-
-static unsigned tdr_lost(struct backend *b, uint64_t *lost, unsigned max)
-{
-	unsigned i, n = b->ncpu < max ? b->ncpu : max;
-
-	for (i = 0; i < n; i++)
-		lost[i] = b->lost[i];
-	return n;
-}
-
-static const struct sched_states *tdr_states(struct backend *b)
-{
-	return &b->layout.states;
-}
-
-static unsigned tdr_events(struct backend *b)
-{
-	return b->layout_ok ? fmt_recorded_events(&b->layout, b->seen) : 0;
-}
-
-/* frames are addresses: named from the recording's kallsyms, never the host's */
-static int tdr_kframe(struct backend *b, uint64_t addr, char *buf, size_t len)
-{
-	return ksyms_format(b->ksyms, addr, buf, len);
-}
-
-static int tdr_recording(struct backend *b, struct backend_window *w)
-{
-	memset(w, 0, sizeof(*w));
-	w->clock = b->clock;
-	w->start_ns = b->window_start;
-	w->end_ns = b->window_end;
-	w->ncpu = b->ncpu;
-	tdat_scope(&b->dat, &w->scope);
-	return 0;
-}
-
-static int32_t tdr_task_tgid(struct backend *b, int32_t tid)
-{
-	return tdat_tgid(&b->dat, tid);
-}
-
-static int tdr_close(struct backend *b, char *err, size_t errlen)
+static void tdr_close(struct rec_streams *s)
 {
 	unsigned i;
 
-	(void)err;
-	(void)errlen;
-	if (!b)
-		return 0;
-	for (i = 0; b->cpu && i < b->ncpu; i++) {
-		free(b->cpu[i].chunk);
-		free(b->cpu[i].page);
-		page_cursor_fini(&b->cpu[i].cur);
+	if (!s)
+		return;
+	for (i = 0; s->cpu && i < s->f->ncpu; i++) {
+		free(s->cpu[i].chunk);
+		free(s->cpu[i].page);
+		page_cursor_fini(&s->cpu[i].cur);
 	}
-	if (b->layout_ok)
-		fmt_fini(&b->layout);
-	ksyms_free(b->ksyms);
-	tdat_free(&b->dat);
-	if (b->fd >= 0)
-		close(b->fd);
-	free(b->cpu);
-	free(b->next_ts);
-	free(b->heap.v);
-	free(b->lost);
-	free(b);
-	return 0;
+	if (s->f->layout_ok)
+		fmt_fini(&s->f->layout);
+	ksyms_free(s->ksyms);
+	free(s->comms);
+	free(s->cpu);
+	free(s);
+}
+
+static const struct rec_reader own_reader = {
+	.ts_adjust = false,
+	.open = tdr_open,
+	.rewind = tdr_rewind,
+	.next = tdr_next,
+	.counted = tdr_counted,
+	.kframe = tdr_kframe,
+	.comm = tdr_comm,
+	.close = tdr_close,
+};
+
+static int own_open(struct backend **b, const struct trace_req *req, char *err, size_t errlen)
+{
+	return recshell_open(b, req, &own_reader, err, errlen);
 }
 
 int tdatread_info(struct backend *b, struct replay_info *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!b || b->fd < 0)
-		return -EINVAL;
-	out->clock = b->clock;
-	out->window_start_ns = b->window_start;
-	out->window_end_ns = b->window_end;
-	out->from_offcpu = b->dat.offcpu != NULL;
-	out->uname = b->dat.uname;
-	out->ncpu = b->ncpu;
-	out->file_version = b->dat.version;
-	out->compressed = b->dat.compressed;
-	out->records = b->records;
-	return 0;
+	return replay_info(b, out);
 }
 
-#define TDATREAD_OPS {				\
-	.name = "file",				\
-	.open = tdr_open,			\
-	.start = tdr_nop,			\
-	.stop = tdr_nop,			\
-	.wait = tdr_wait,			\
-	.read = tdr_read,			\
-	.clock = tdr_clock,			\
-	.lost = tdr_lost,			\
-	.states = tdr_states,			\
-	.events = tdr_events,			\
-	.kframe = tdr_kframe,			\
-	.recording = tdr_recording,		\
-	.task_tgid = tdr_task_tgid,		\
-	.close = tdr_close,			\
-}
-
-const struct backend_ops tdatread_backend_ops = TDATREAD_OPS;
+const struct backend_ops tdatread_backend_ops = RECSHELL_OPS(own_open);
 #ifdef STATIC_BINARY
 /* no libtracecmd to link statically: this reader is the file backend */
-const struct backend_ops file_backend_ops = TDATREAD_OPS;
+const struct backend_ops file_backend_ops = RECSHELL_OPS(own_open);
 #endif

@@ -14,19 +14,16 @@
 #include <tracefs/tracefs.h>
 
 #include "fileread.h"
+#include "grow.h"
 #include "tfs.h"
 
 static int undo_push(struct tfs_undo_list *u, struct tfs_undo *e)
 {
-	if (u->n == u->cap) {
-		unsigned cap = u->cap ? u->cap * 2 : 8;
-		struct tfs_undo *v = realloc(u->v, cap * sizeof(*v));
+	struct tfs_undo *v = mem_grow_from(u->v, &u->cap, u->n, sizeof(*v), 8);
 
-		if (!v)
-			return -ENOMEM;
-		u->v = v;
-		u->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	u->v = v;
 	u->v[u->n++] = *e;
 	return 0;
 }

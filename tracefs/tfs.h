@@ -30,7 +30,8 @@ struct tfs_undo {
 
 struct tfs_undo_list {
 	struct tfs_undo *v;
-	unsigned n, cap;
+	unsigned n;
+	size_t cap;
 };
 
 /* Record an undo step before making the change. 0 or -ENOMEM. */

@@ -40,6 +40,7 @@
 #include "tmount.h"
 #include "errf.h"
 #include "fileread.h"
+#include "grow.h"
 #include "analyzer.h"
 #include "backend.h"
 #include "tracefs_backends.h"
@@ -81,7 +82,9 @@ struct backend {
 	char comm[COMM_LEN];	/* -c: the kernel kept only these */
 	char stack_key[32];	/* offcpu -K: "common_stacktrace" or "stacktrace" */
 	char **frames;		/* -K: distinct frame names; token = index + 1 */
-	uint32_t nframes, cap_frames;
+	uint32_t nframes;
+	size_t cap_frames;
+	uint64_t dropped;	/* intervals the kernel's full maps dropped, cumulative */
 };
 
 /* Thread names for the result: -c's when the kernel filtered by it */
@@ -104,7 +107,7 @@ static uint64_t frame_token(const char *text, void *arg)
 {
 	struct backend *b = arg;
 	const char *plus = strchr(text, '+'), *mod = strchr(text, '[');
-	char name[256];
+	char name[256], **v;
 	uint32_t i;
 
 	snprintf(name, sizeof(name), "%.*s%s%s", (int)(plus ? (size_t)(plus - text) :
@@ -112,15 +115,10 @@ static uint64_t frame_token(const char *text, void *arg)
 	for (i = 0; i < b->nframes; i++)	/* a few hundred names at most */
 		if (!strcmp(b->frames[i], name))
 			return i + 1;
-	if (b->nframes == b->cap_frames) {
-		uint32_t cap = b->cap_frames ? 2 * b->cap_frames : 256;
-		char **v = realloc(b->frames, cap * sizeof(*v));
-
-		if (!v)
-			return 0;
-		b->frames = v;
-		b->cap_frames = cap;
-	}
+	v = mem_grow_from(b->frames, &b->cap_frames, b->nframes, sizeof(*v), 256);
+	if (!v)
+		return 0;
+	b->frames = v;
 	b->frames[b->nframes] = strdup(name);
 	if (!b->frames[b->nframes])
 		return 0;
@@ -607,10 +605,10 @@ static int hist_collect(struct backend *b, struct analyzer *an, char *err, size_
 	tracefs_put_tracing_file(path);
 	if (!text)
 		return errf(err, errlen, -errno, "cannot read the %s hist file", res->event);
-	ret = trigfeed(text, len, an, mode, b->unit_ns, &ops, err, errlen);
+	ret = trigfeed(text, len, an, mode, b->unit_ns, &ops, &b->dropped, err, errlen);
 	free(text);
 	if (!ret)
-		an->counts.dropped += maps_dropped(b);
+		b->dropped += maps_dropped(b);
 	return ret ? ret : results_cmd(b, ":clear");
 }
 
@@ -664,6 +662,11 @@ static int hist_close(struct backend *b, char *err, size_t errlen)
 	return failed ? -EBUSY : 0;
 }
 
+static uint64_t hist_dropped(struct backend *b)
+{
+	return b->dropped;
+}
+
 const struct backend_ops hist_backend_ops = {
 	.name = "hist",
 	.open = hist_open,
@@ -676,6 +679,7 @@ const struct backend_ops hist_backend_ops = {
 	.states = hist_states,
 	.events = hist_events,
 	.collect = hist_collect,
+	.dropped = hist_dropped,
 	.kframe = hist_kframe,
 	.why = hist_why,
 	.close = hist_close,

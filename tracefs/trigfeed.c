@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyzer.h"
+#include "grow.h"
 #include "trigfeed.h"
 #include "khist.h"
 
@@ -47,16 +48,14 @@ static int names_load(struct names *nm, const struct khist *hf)
 		for (i = 0; i < hh->nentries; i++) {
 			const struct khist_key *pid = khist_entry_key(&hh->entries[i], "pid");
 			const struct khist_key *comm = khist_entry_key(&hh->entries[i], "comm");
+			struct name *v;
 
 			if (!pid || !comm || !comm->str || !comm->str[0])
 				continue;
-			if (nm->n == cap) {
-				struct name *v = realloc(nm->v, (cap = cap * 2 + 64) * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				nm->v = v;
-			}
+			v = mem_grow_from(nm->v, &cap, nm->n, sizeof(*v), 64);
+			if (!v)
+				return -ENOMEM;
+			nm->v = v;
 			nm->v[nm->n].tid = (int32_t)pid->value;
 			nm->v[nm->n++].comm = comm->str;
 		}
@@ -89,7 +88,8 @@ static const char *name_of(const struct trigfeed_ops *ops, const struct names *n
 }
 
 int trigfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
-	     uint64_t unit_ns, const struct trigfeed_ops *ops, char *err, size_t errlen)
+	     uint64_t unit_ns, const struct trigfeed_ops *ops, uint64_t *dropped, char *err,
+	     size_t errlen)
 {
 	struct khist *hf = NULL;
 	struct names nm = { 0 };
@@ -116,7 +116,7 @@ int trigfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
 		/* names beyond the names map's size come from /proc instead */
 		if (is_names_hist(hh))
 			continue;
-		an->counts.dropped += hh->dropped;
+		*dropped += hh->dropped;
 		for (i = 0; i < hh->nentries; i++) {
 			const struct khist_entry *e = &hh->entries[i];
 			const struct khist_key *lat = khist_entry_key(e, "lat");

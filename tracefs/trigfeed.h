@@ -26,11 +26,12 @@ struct trigfeed_ops {
 /*
  * Feed @len bytes of hist file @text to @an: intervals of @mode (AN_RUNQ
  * or AN_OFFCPU), values in buckets of @unit_ns. @ops may be NULL (no
- * names, no stacks). The kernel's "Dropped" counts are added to
- * an->counts.dropped. Returns 0, or a negative errno with a message in
- * @err.
+ * names, no stacks). The kernel's "Dropped" counts (intervals its full
+ * map could not hold) are added to *@dropped. Returns 0, or a negative
+ * errno with a message in @err.
  */
 int trigfeed(const char *text, size_t len, struct analyzer *an, unsigned mode,
-	     uint64_t unit_ns, const struct trigfeed_ops *ops, char *err, size_t errlen);
+	     uint64_t unit_ns, const struct trigfeed_ops *ops, uint64_t *dropped, char *err,
+	     size_t errlen);
 
 #endif

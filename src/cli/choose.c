@@ -25,6 +25,8 @@ const char *hist_refusal_text(enum hist_refusal r)
 		return "this kernel cannot pass stacks through synthetic events (6.3+)";
 	case HIST_NO_COMM:
 		return "this -c name has characters kept out of kernel filters";
+	case HIST_NO_BY_CGROUP:
+		return "--by cgroup reads each thread's cgroup in user space";
 	case HIST_NO_CGROUP:
 		return "--cgroup is checked per thread in user space";
 	case HIST_NO_COMMAND:
@@ -33,6 +35,12 @@ const char *hist_refusal_text(enum hist_refusal r)
 		return "--compat=perf needs the first sched_waking";
 	case HIST_NO_LATE:
 		return "--late-stacks reads stacks from /proc in user space";
+	case HIST_NO_ONCPU:
+		return "on-CPU slices are timed in user space";
+	case HIST_NO_RECORD:
+		return "a recording keeps every event";
+	case HIST_NO_EVENTS:
+		return "it lists or follows single events, which the kernel's sums do not keep";
 	}
 	return "";
 }
@@ -208,6 +216,19 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 			 c->tfs_asked ? "" : "; proc: /proc/<pid>/task/<tid>/schedstat is not "
 			 "readable (CONFIG_SCHED_INFO)");
 	}
+}
+
+void backend_choose_sampling(const struct host_caps *c, const char *want,
+			     enum hist_refusal no_hist, struct choice *out)
+{
+	backend_choose(c, want, no_hist, out);
+	if (strcmp(want, "auto") || out->kind == BK_PERF || !perf_ok(c))
+		return;
+	out->kind = BK_PERF;
+	out->reason = CHOSEN_SAMPLES;
+	out->hist_refused = HIST_CAN;
+	snprintf(out->why, sizeof(out->why), "on-CPU stacks are sampled with perf events (%s)",
+		 c->perf_why);
 }
 
 static void note_stale(const char *name, int pid, void *arg)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "backend.h"
 #include "dropprobe.h"
 
@@ -23,18 +24,6 @@ enum backend_kind {
 	BK_FILE,		/* report: a recording */
 };
 
-/* Why the kernel's hist triggers cannot run a command. */
-enum hist_refusal {
-	HIST_CAN,
-	HIST_NO_TRIAGE,		/* triage needs every event */
-	HIST_NO_USTACK,		/* user stacks are read in user space */
-	HIST_NO_KSTACK,		/* kernel stacks: only where synthetic events carry them */
-	HIST_NO_COMM,		/* a -c name kept out of kernel filters */
-	HIST_NO_CGROUP,		/* --cgroup is checked per thread */
-	HIST_NO_COMMAND,	/* -- COMMAND follows forks in user space */
-	HIST_NO_WAKING,		/* --compat=perf needs sched_waking */
-	HIST_NO_LATE,		/* --late-stacks reads stacks in user space */
-};
 
 /* -c names that go into a trigger filter as "NAME"; others stay in user space */
 #define HIST_COMM_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:+@=,% "
@@ -77,6 +66,7 @@ enum choose_reason {
 	CHOSEN_RING,		/* auto: tracefs writable */
 	CHOSEN_PERF,		/* auto: tracefs not writable; perf events allowed */
 	CHOSEN_PROC,		/* auto: no tracing privileges; /proc sampling */
+	CHOSEN_SAMPLES,		/* auto: the analysis samples stacks; perf can */
 	CHOSEN_FILE,		/* report */
 	CHOSEN_REFUSED,		/* asked for a backend that cannot run here */
 	CHOSEN_NONE,		/* nothing can run here */
@@ -96,6 +86,12 @@ struct choice {
  */
 void backend_choose(const struct host_caps *c, const char *want, enum hist_refusal no_hist,
 		    struct choice *out);
+/*
+ * For an analysis that samples on-CPU stacks (AN_F_SAMPLES): auto takes
+ * perf wherever it can run (only perf samples); otherwise backend_choose().
+ */
+void backend_choose_sampling(const struct host_caps *c, const char *want,
+			     enum hist_refusal no_hist, struct choice *out);
 /* Does backend_choose() need c->drops for this request? */
 bool choose_needs_drop_probe(const struct host_caps *c, const char *want);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "cli.h"
 #include "numparse.h"
 #include "tmount.h"
@@ -119,6 +120,7 @@ enum {
 	OPT_TH_ONCPU,
 	OPT_TH_THROTTLE,
 	OPT_TH_DEMAND,
+	OPT_TH_UNCLAIMED,
 	OPT_COMPAT,
 	OPT_XVAL,
 	OPT_STACK_DEPTH,
@@ -129,17 +131,33 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_RECORD,
 	OPT_RATE,
+	OPT_SLOWER,
+	OPT_RAN_INSTEAD,
+	OPT_OFFCPU,
+	OPT_OCCUPANCY,
+	OPT_WAKERS,
+	OPT_CGROUP_DEPTH,
+	OPT_CGROUP_CONTROLLER,
+	OPT_FLIGHT,
+	OPT_AFTER,
+	OPT_RUNQ_OVER,
+	OPT_OFFCPU_OVER,
+	OPT_MAX_FILES,
+	OPT_KEEP_GOING,
 };
 
-/* the commands an option belongs to */
-enum {
-	C_RUNQ = 0x1,
-	C_OFFCPU = 0x2,
-	C_TRIAGE = 0x4,
-	C_RECORD = 0x8,
-	C_TRACE = C_RUNQ | C_OFFCPU | C_TRIAGE,	/* the analyses */
-	C_ALL = C_TRACE | C_RECORD,
-};
+/* the analyses an option belongs to: their bits (enum an_bit) */
+#define C_RUNQ ANB_RUNQ
+#define C_OFFCPU ANB_OFFCPU
+#define C_TRIAGE ANB_TRIAGE
+#define C_RECORD ANB_RECORD
+#define C_ONCPU ANB_ONCPU
+#define C_RUNQLEN ANB_RUNQLEN
+#define C_PROFILE ANB_PROFILE
+/* the histogram analyses (runqlen and profile refuse what they have no use for) */
+#define C_HISTS (C_RUNQ | C_OFFCPU | C_ONCPU | C_RUNQLEN | C_PROFILE)
+#define C_TRACE ANB_TRACE
+#define C_ALL ANB_ALL
 
 struct optdef;
 /* Apply one option; -1 to go on, else an exit status (the error printed). */
@@ -149,16 +167,10 @@ struct optdef {
 	const char *name;	/* long name */
 	int has_arg;
 	int key;		/* short letter or OPT_* */
-	unsigned cmds;		/* C_* that take it */
+	unsigned cmds;		/* the analyses that take it (enum an_bit) */
 	opt_set set;
 	const char *owner;	/* "offcpu", "triage"...: whose option it is */
 };
-
-static int cmd_bit(const char *cmd)
-{
-	return !strcmp(cmd, "runq") ? C_RUNQ : !strcmp(cmd, "offcpu") ? C_OFFCPU :
-	       !strcmp(cmd, "triage") ? C_TRIAGE : C_RECORD;
-}
 
 /* --state: letters the kernel prints for prev_state, comma-separated */
 static int check_state(const char *s)
@@ -183,6 +195,9 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	case 'm': o->msecs = true; break;
 	case 'T': o->timestamp = true; break;
 	case 'K': o->kstack = true; break;
+	case 'O':
+	case OPT_OFFCPU:
+	case OPT_OCCUPANCY: o->flag_O = true; break;
 	case 'U': o->ustack = true; break;
 	case 'f': o->folded = true; break;
 	case 'd': o->delimited = true; break;
@@ -191,6 +206,8 @@ static int set_flag(struct trace_opts *o, const struct optdef *d, const char *ar
 	case OPT_XVAL: o->xval = true; break;
 	case OPT_ALL: o->all = true; break;
 	case OPT_LATE_STACKS: o->late_stacks = true; break;
+	case OPT_RAN_INSTEAD: o->ran_instead = true; break;
+	case OPT_KEEP_GOING: o->flight.keep_going = true; break;
 	case 'q': o->quiet = cli_quiet = true; break;
 	}
 	return -1;
@@ -201,8 +218,8 @@ static int pick(struct trace_opts *o, const struct optdef *d, const char *arg,
 
 static int set_key(struct trace_opts *o, const struct optdef *d, const char *arg)
 {
-	static const char *const names[] = { "pid", "tid", "cpu", "comm", NULL };
-	static const enum an_key keys[] = { KEY_PID, KEY_TID, KEY_CPU, KEY_COMM };
+	static const char *const names[] = { "pid", "tid", "cpu", "comm", "cgroup", NULL };
+	static const enum an_key keys[] = { KEY_PID, KEY_TID, KEY_CPU, KEY_COMM, KEY_CGROUP };
 	enum an_key k = d->key == 'P' ? KEY_PID : d->key == 'L' ? KEY_TID : KEY_CPU;
 	int i, ret;
 
@@ -290,8 +307,10 @@ static int set_compat(struct trace_opts *o, const struct optdef *d, const char *
 	static const enum an_compat c[] = { COMPAT_BCC, COMPAT_BPFTRACE, COMPAT_PERF };
 	int i, ret = pick(o, d, arg, names, &i);
 
-	if (ret < 0)
+	if (ret < 0) {
 		o->compat = c[i];
+		o->compat_given = true;
+	}
 	return ret;
 }
 
@@ -300,6 +319,7 @@ static int set_string(struct trace_opts *o, const struct optdef *d, const char *
 	switch (d->key) {
 	case OPT_TRACEFS: o->tracefs = arg; break;
 	case OPT_CGROUP: o->cgroup = arg; break;
+	case OPT_CGROUP_CONTROLLER: o->cgroup_controller = arg; break;
 	case OPT_STATE:
 		if (check_state(arg)) {
 			usage_err(o->cmd, "--state: '%s' is not a list of state letters such as "
@@ -343,10 +363,17 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 		{ OPT_TH_ONCPU, 0, 100, "a percentage (0..100)" },
 		{ OPT_TH_THROTTLE, 0, 100, "a percentage (0..100)" },
 		{ OPT_TH_DEMAND, 0, 100, "a percentage (0..100)" },
+		{ OPT_TH_UNCLAIMED, 0, 100, "a percentage (0..100)" },
 		{ OPT_STACK_DEPTH, 1, STACK_MAX_DEPTH, "a count (1..127)" },
 		{ OPT_TOP, 1, 1u << 24, "a count (1..16777216)" },
 		{ OPT_MAX_STACKS, 1, 1u << 24, "a count (1..16777216)" },
 		{ OPT_RATE, 1, 1000, "a rate in samples per second (1..1000)" },
+		{ 'F', 1, 10000, "a rate in samples per second (1..10000)" },
+		{ OPT_SLOWER, 0, UINT64_MAX / 1000, "a number of microseconds" },
+		{ OPT_CGROUP_DEPTH, 1, 64, "a depth in path components (1..64)" },
+		{ OPT_RUNQ_OVER, 1, 3600000000, "a number of microseconds (1..3600000000)" },
+		{ OPT_OFFCPU_OVER, 1, 3600000000, "a number of microseconds (1..3600000000)" },
+		{ OPT_MAX_FILES, 1, 100000, "a count of files (1..100000)" },
 	};
 	unsigned i;
 	uint64_t v;
@@ -369,11 +396,52 @@ static int set_number(struct trace_opts *o, const struct optdef *d, const char *
 	case OPT_TH_ONCPU: o->th.oncpu_share = (unsigned)v; break;
 	case OPT_TH_THROTTLE: o->th.throttle_share = (unsigned)v; break;
 	case OPT_TH_DEMAND: o->th.wait_demand = (unsigned)v; break;
+	case OPT_TH_UNCLAIMED: o->th.unclaimed = (unsigned)v; break;
 	case OPT_STACK_DEPTH: o->stack_depth = (uint32_t)v; break;
 	case OPT_TOP: o->top = (uint32_t)v; break;
 	case OPT_MAX_STACKS: o->max_stacks = (uint32_t)v; break;
 	case OPT_RATE: o->rate_hz = (unsigned)v; break;
+	case 'F': o->rate_hz = (unsigned)v; break;
+	case OPT_SLOWER: o->slower = true; o->slower_us = v; break;
+	case OPT_CGROUP_DEPTH: o->cgroup_depth = (unsigned)v; break;
+	case OPT_RUNQ_OVER: o->flight.runq_over_ns = v * 1000; break;
+	case OPT_OFFCPU_OVER: o->flight.offcpu_over_ns = v * 1000; break;
+	case OPT_MAX_FILES: o->flight.max_files = (unsigned)v; break;
 	}
+	return -1;
+}
+
+/* --flight SECS, --after SECS: seconds (units s, m allowed), at most an hour */
+static int set_flight(struct trace_opts *o, const struct optdef *d, const char *arg)
+{
+	uint64_t ns = 0;
+
+	if ((d->key == OPT_AFTER && !strcmp(arg, "0")) ||
+	    (!parse_duration(arg, &ns) && ns <= 3600ULL * 1000000000)) {
+		if (d->key == OPT_FLIGHT) {
+			o->flight.keep_ns = ns;
+		} else {
+			o->flight.after_ns = ns;
+			o->flight.after_given = true;
+		}
+		return -1;
+	}
+	usage_err(o->cmd, "--%s: '%s' is not a %snumber of seconds up to 3600 (units s, m "
+		  "allowed)", d->name, arg, d->key == OPT_FLIGHT ? "positive " : "");
+	return EXIT_USAGE;
+}
+
+/* --wakers, --wakers=wakeup */
+static int set_wakers(struct trace_opts *o, const struct optdef *d, const char *arg)
+{
+	(void)d;
+	if (arg && strcmp(arg, "wakeup")) {
+		usage_err(o->cmd, "--wakers=%s: the only mode is --wakers=wakeup (wakeuptime's "
+			  "time and waker stack)", arg);
+		return EXIT_USAGE;
+	}
+	o->wakers = true;
+	o->wakeup_only = arg != NULL;
 	return -1;
 }
 
@@ -395,17 +463,17 @@ static const struct optdef optdefs[] = {
 	{ "pid", A, 'p', C_ALL, set_pid, NULL },
 	{ "tid", A, 't', C_ALL, set_pid, NULL },
 	{ "comm", A, 'c', C_TRACE, set_comm, NULL },
-	{ "pids", N, 'P', C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
-	{ "tids", N, 'L', C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
-	{ "cpus", N, 'C', C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
-	{ "milliseconds", N, 'm', C_RUNQ | C_OFFCPU, set_flag, "runq and offcpu" },
-	{ "timestamp", N, 'T', C_RUNQ | C_OFFCPU, set_flag, "runq and offcpu" },
+	{ "pids", N, 'P', C_HISTS, set_key, "runq, offcpu and oncpu" },
+	{ "tids", N, 'L', C_HISTS, set_key, "runq, offcpu and oncpu" },
+	{ "cpus", N, 'C', C_HISTS, set_key, "runq, offcpu and oncpu" },
+	{ "milliseconds", N, 'm', C_HISTS, set_flag, "runq, offcpu and oncpu" },
+	{ "timestamp", N, 'T', C_HISTS, set_flag, "runq, offcpu and oncpu" },
 	{ "format", A, OPT_FORMAT, C_TRACE, set_format, NULL },
 	{ "backend", A, OPT_BACKEND, C_ALL, set_backend, NULL },
 	{ "tracefs", A, OPT_TRACEFS, C_ALL, set_string, NULL },
 	{ "buffer-size", A, OPT_BUFFER, C_ALL, set_number, NULL },
 	{ "max-tasks", A, OPT_MAX_TASKS, C_ALL, set_number, NULL },
-	{ "max-groups", A, OPT_MAX_GROUPS, C_RUNQ | C_OFFCPU, set_number, "runq and offcpu" },
+	{ "max-groups", A, OPT_MAX_GROUPS, C_HISTS, set_number, "runq, offcpu and oncpu" },
 	{ "state", A, OPT_STATE, C_OFFCPU | C_RECORD, set_string, "offcpu" },
 	{ "min", A, OPT_MIN, C_OFFCPU, set_number, "offcpu" },
 	{ "max", A, OPT_MAX, C_OFFCPU, set_number, "offcpu" },
@@ -420,21 +488,42 @@ static const struct optdef optdefs[] = {
 	{ "oncpu-share", A, OPT_TH_ONCPU, C_TRIAGE, set_number, "triage" },
 	{ "throttle-share", A, OPT_TH_THROTTLE, C_TRIAGE, set_number, "triage" },
 	{ "wait-demand", A, OPT_TH_DEMAND, C_TRIAGE, set_number, "triage" },
-	{ "interval", A, 'i', C_RUNQ | C_OFFCPU, set_interval, "runq and offcpu" },
-	{ "compat", A, OPT_COMPAT, C_RUNQ, set_compat, "runq" },
+	{ "unclaimed-share", A, OPT_TH_UNCLAIMED, C_TRIAGE, set_number, "triage" },
+	{ "interval", A, 'i', C_HISTS, set_interval, "runq, offcpu and oncpu" },
+	{ "compat", A, OPT_COMPAT, C_RUNQ | C_RUNQLEN, set_compat, "runq and runqlen" },
 	{ "xval", N, OPT_XVAL, C_RUNQ | C_OFFCPU, set_flag, "runq and offcpu" },
 	{ "kernel-stacks", N, 'K', C_OFFCPU | C_RECORD, set_flag, "offcpu" },
-	{ "user-stacks", N, 'U', C_OFFCPU | C_RECORD, set_flag, "offcpu" },
-	{ "folded", N, 'f', C_OFFCPU, set_flag, "offcpu" },
+	{ "user-stacks", N, 'U', C_OFFCPU | C_RECORD | C_PROFILE, set_flag, "offcpu and profile" },
+	{ "folded", N, 'f', C_OFFCPU | C_PROFILE, set_flag, "offcpu and profile" },
 	{ "delimited", N, 'd', C_OFFCPU, set_flag, "offcpu" },
-	{ "stack-depth", A, OPT_STACK_DEPTH, C_OFFCPU, set_number, "offcpu" },
+	{ "stack-depth", A, OPT_STACK_DEPTH, C_OFFCPU | C_PROFILE, set_number, "offcpu and profile" },
 	{ "late-stacks", N, OPT_LATE_STACKS, C_OFFCPU, set_flag, "offcpu" },
-	{ "top", A, OPT_TOP, C_RUNQ | C_OFFCPU, set_number, "runq and offcpu" },
-	{ "by", A, OPT_BY, C_RUNQ | C_OFFCPU, set_key, "runq and offcpu" },
-	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU, set_number, "offcpu" },
+	{ "top", A, OPT_TOP, C_HISTS | C_TRIAGE, set_number,
+	  "runq, offcpu, oncpu, profile and triage" },
+	{ "by", A, OPT_BY, C_HISTS | C_TRIAGE, set_key, "runq, offcpu, oncpu, profile and triage" },
+	{ "cgroup-depth", A, OPT_CGROUP_DEPTH, C_HISTS | C_TRIAGE, set_number,
+	  "runq, offcpu, oncpu, profile and triage" },
+	{ "cgroup-controller", A, OPT_CGROUP_CONTROLLER, C_HISTS | C_TRIAGE, set_string,
+	  "runq, offcpu, oncpu, profile and triage" },
+	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU | C_PROFILE, set_number, "offcpu and profile" },
 	{ "record", A, OPT_RECORD, C_TRACE, set_string, NULL },
 	{ "output", A, 'o', C_ALL, set_string, NULL },
 	{ "rate", A, OPT_RATE, C_TRACE, set_number, NULL },
+	{ "slower", A, OPT_SLOWER, C_RUNQ, set_number, "runq" },
+	/* -O: cpudist's off-CPU time (oncpu), runqlen's occupancy (runqlen) */
+	{ "", N, 'O', C_ONCPU | C_RUNQLEN, set_flag, "oncpu and runqlen" },
+	{ "offcpu", N, OPT_OFFCPU, C_ONCPU, set_flag, "oncpu" },
+	{ "occupancy", N, OPT_OCCUPANCY, C_RUNQLEN, set_flag, "runqlen" },
+	{ "frequency", A, 'F', C_PROFILE, set_number, "profile" },
+	{ "wakers", optional_argument, OPT_WAKERS, C_OFFCPU | C_RECORD, set_wakers, "offcpu" },
+	{ "ran-instead", N, OPT_RAN_INSTEAD, C_RUNQ, set_flag, "runq" },
+	/* the flight recorder: record, and --record of the tracing commands */
+	{ "flight", A, OPT_FLIGHT, C_ALL, set_flight, NULL },
+	{ "after", A, OPT_AFTER, C_ALL, set_flight, NULL },
+	{ "runq-over", A, OPT_RUNQ_OVER, C_ALL, set_number, NULL },
+	{ "offcpu-over", A, OPT_OFFCPU_OVER, C_ALL, set_number, NULL },
+	{ "max-files", A, OPT_MAX_FILES, C_ALL, set_number, NULL },
+	{ "keep-going", N, OPT_KEEP_GOING, C_ALL, set_flag, NULL },
 };
 #undef A
 #undef N
@@ -447,13 +536,15 @@ static void build_getopt(struct option *lo, char *so)
 
 	*so++ = ':';
 	for (i = 0; i < NOPTS; i++) {
-		lo[i] = (struct option){ optdefs[i].name, optdefs[i].has_arg, NULL, optdefs[i].key };
+		/* a name of "" is a short option only (-O: a letter two analyses share) */
+		if (optdefs[i].name[0])
+			lo[n++] = (struct option){ optdefs[i].name, optdefs[i].has_arg, NULL,
+						   optdefs[i].key };
 		if (optdefs[i].key < 256) {
 			*so++ = (char)optdefs[i].key;
 			if (optdefs[i].has_arg)
 				*so++ = ':';
 		}
-		n++;
 	}
 	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	lo[n] = (struct option){ NULL, 0, NULL, 0 };
@@ -464,10 +555,14 @@ static void build_getopt(struct option *lo, char *so)
 /* An option given to a command it does not belong to. */
 static int not_here(const struct trace_opts *o, const struct optdef *d, const char *given)
 {
-	if (cmd_bit(o->cmd) == C_RECORD && (d->cmds & C_TRACE))
+	if ((o->an->flags & AN_F_RECORD_ONLY) && d->key == OPT_BY)
+		usage_err(o->cmd, "--by is an option of the analysis: give it to 'offcpu-ftrace "
+			  "report' (a file that keeps each thread's cgroup for report --by cgroup is "
+			  "made live: 'offcpu-ftrace runq --by cgroup --record FILE')");
+	else if ((o->an->flags & AN_F_RECORD_ONLY) && (d->cmds & C_TRACE))
 		usage_err(o->cmd, "%s is an option of the analysis: give it to 'offcpu-ftrace "
 			  "report'", given);
-	else if (d->owner && !strcmp(d->owner, "triage"))
+	else if (d->cmds == C_TRIAGE)
 		usage_err(o->cmd, "the --*-share and --wait-p99 thresholds are options of triage");
 	else if (d->owner)
 		usage_err(o->cmd, "%s is an option of %s", given, d->owner);
@@ -476,22 +571,11 @@ static int not_here(const struct trace_opts *o, const struct optdef *d, const ch
 	return EXIT_USAGE;
 }
 
-static void opts_defaults(struct trace_opts *o, const char *cmd, char **command)
+static void opts_defaults(struct trace_opts *o, const struct analysis *an, char **command)
 {
-	bool triage = !strcmp(cmd, "triage");
-	bool record = !strcmp(cmd, "record");
-
 	memset(o, 0, sizeof(*o));
-	o->cmd = cmd;
-	o->modes = triage || record ? AN_RUNQ | AN_OFFCPU :
-		   !strcmp(cmd, "offcpu") ? AN_OFFCPU : AN_RUNQ;
-	o->triage = triage;
-	o->th.runq_tail_us = 5000;
-	o->th.runq_share = 10;
-	o->th.blocked_share = 50;
-	o->th.oncpu_share = 50;
-	o->th.throttle_share = 5;
-	o->th.wait_demand = 50;
+	o->cmd = an->name;
+	o->an = an;
 	o->pid = o->tid = -1;
 	o->fmt = FMT_BCC;
 	o->backend = "auto";
@@ -502,10 +586,9 @@ static void opts_defaults(struct trace_opts *o, const char *cmd, char **command)
 	o->stack_depth = STACK_MAX_DEPTH;
 	o->max_stacks = 65536;
 	o->command = command;
-	if (record) {
-		o->record_only = true;
-		o->record_path = "offcpu-ftrace.dat";
-	}
+	o->flight.after_ns = 1000000000;
+	o->flight.max_files = 1;
+	an->defaults(o);
 }
 
 /* Options that exclude each other, or need another. -1 or EXIT_USAGE. */
@@ -520,22 +603,16 @@ static int opts_check(struct trace_opts *o)
 		bad = "-f and -d need stacks: add -K and/or -U";
 	else if (o->top && !o->kstack && !o->ustack && o->key == KEY_NONE)
 		bad = "--top ranks stacks (-K, -U) or histograms (-P, -L, -C, --by): add one";
-	else if (o->triage && (o->key != KEY_NONE || o->fmt == FMT_BPFTRACE || o->xval))
-		bad = "triage has no -P/-L/-C, --format=bpftrace or --xval";
-	else if ((o->kstack || o->ustack) && o->fmt == FMT_OPENMETRICS && !o->record_only)
-		bad = "stacks have no openmetrics layout: use the default, -f or --format=json";
-	else if ((o->kstack || o->ustack) && o->fmt == FMT_BPFTRACE)
-		bad = "stacks have no bpftrace layout: use the default, -f or --format=json";
-	else if ((o->kstack || o->ustack) && (o->key == KEY_CPU || o->key == KEY_COMM))
-		bad = "stacks are summed per thread (default) or process (-P), not per CPU or "
-		      "name (the folded lines end with the thread's name)";
-	else if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->key == KEY_COMM || o->kstack ||
-			     o->ustack))
-		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or stacks";
+	else if ((bad = an_check(o)))
+		;
+	else if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->key == KEY_COMM ||
+			     o->key == KEY_CGROUP || o->kstack || o->ustack))
+		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or cgroup, or "
+		      "stacks";
+	else if ((o->cgroup_depth || o->cgroup_controller) && o->key != KEY_CGROUP)
+		bad = "--cgroup-depth and --cgroup-controller go with --by cgroup";
 	else if (o->folded && o->fmt == FMT_JSON)
 		bad = "-f and --format=json exclude each other";
-	else if (o->fmt == FMT_SVG && o->triage)
-		bad = "triage has no svg layout: use bcc, json or openmetrics";
 	else if (o->fmt == FMT_SVG && (o->folded || o->xval))
 		bad = "--format=svg draws the picture itself: no -f or --xval";
 	else if (o->fmt == FMT_SVG && (o->kstack || o->ustack) && o->interval_mode)
@@ -556,6 +633,8 @@ static int opts_check(struct trace_opts *o)
 	else if (o->late_stacks && o->record_path)
 		bad = "--record keeps the events and their stacks: --late-stacks takes none "
 		      "from the trace";
+	else if (o->ran_instead && !o->slower)
+		bad = "--ran-instead says who ran during each wait --slower lists: add --slower US";
 	if (bad) {
 		usage_err(cmd, "%s", bad);
 		return EXIT_USAGE;
@@ -606,19 +685,47 @@ static int opts_positional(struct trace_opts *o, int argc, char **argv, int i)
 	return -1;
 }
 
+/* The flight recorder's options: what goes with what, or NULL. */
+static const char *flight_check(const struct trace_opts *o)
+{
+	const struct flight_opts *f = &o->flight;
+
+	if (!f->keep_ns) {
+		if (f->runq_over_ns || f->offcpu_over_ns || f->after_given || f->max_files != 1 ||
+		    f->keep_going)
+			return "--runq-over, --offcpu-over, --after, --max-files and --keep-going "
+			       "are the flight recorder's: add --flight SECS";
+		return NULL;
+	}
+	if (!o->record_path)
+		return "--flight keeps a window to save as a recording: add --record FILE";
+	if (o->replay_path)
+		return "--flight records a live window: not in report";
+	if (f->offcpu_over_ns && !(o->modes & AN_OFFCPU) && !o->record_only)
+		return "--offcpu-over needs off-CPU intervals: use it with record or offcpu";
+	if (f->runq_over_ns && !(o->modes & AN_RUNQ) && !o->record_only)
+		return "--runq-over needs run-queue waits: use it with record or runq";
+	if (o->state && !f->offcpu_over_ns && !o->kstack && !o->ustack && o->record_only)
+		return "--state picks the off-CPU states --offcpu-over (or -K/-U) applies to: add one";
+	return NULL;
+}
+
 /* Recordings, -- COMMAND and --xval: what the window can be. -1 or EXIT_USAGE. */
 static int opts_check_window(struct trace_opts *o)
 {
 	const char *cmd = o->cmd;
 	const char *bad = NULL;
 
-	if (o->record_path && strcmp(o->backend, "auto") && strcmp(o->backend, "ring")) {
-		usage_err(cmd, "%s: recordings are made by the ring backend, not %s",
+	if (o->record_path && strcmp(o->backend, "auto") && strcmp(o->backend, "ring") &&
+	    strcmp(o->backend, "perf")) {
+		usage_err(cmd, "%s: recordings are made by the ring or perf backend, not %s",
 			  o->record_only ? "record" : "--record", o->backend);
 		return EXIT_USAGE;
 	}
 	if (o->record_path && (o->interval_mode || o->count > 1))
 		bad = "a recording is one window: no -i or COUNT";
+	else if ((bad = flight_check(o)))
+		;
 	else if (o->command && !o->interval_mode && o->duration_ns)
 		bad = "with -- COMMAND the window is the command's life: no DURATION (use -i for "
 		      "periodic output)";
@@ -632,13 +739,12 @@ static int opts_check_window(struct trace_opts *o)
 		usage_err(cmd, "%s", bad);
 		return EXIT_USAGE;
 	}
-	if (o->record_path)
-		o->backend = "ring";
 	return -1;
 }
 
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv)
 {
+	const struct analysis *an = analysis_find(cmd);
 	static struct option lo[NOPTS + 2];
 	static char so[2 * NOPTS + 3];
 	char **command = NULL;
@@ -655,7 +761,12 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			argc = i;
 			break;
 		}
-	opts_defaults(o, cmd, command);
+	if (!an) {
+		/* a caller's mistake: the command table names only analyses */
+		usage_err(cmd, "'%s' is not an analysis", cmd);
+		return EXIT_USAGE;
+	}
+	opts_defaults(o, an, command);
 	for (first = true; (c = cli_getopt(cmd, argc, argv, so, lo, first)) != -1; first = false) {
 		const struct optdef *d = NULL;
 		unsigned k;
@@ -663,7 +774,7 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		if (c == CLI_OPT_BAD)
 			return EXIT_USAGE;
 		if (c == 'h') {
-			trace_help(cmd);
+			an->help(stdout);
 			return EXIT_OK;
 		}
 		for (k = 0; k < NOPTS && !d; k++)
@@ -673,7 +784,7 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 			usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
-		if (!(d->cmds & cmd_bit(cmd))) {
+		if (!(d->cmds & an->bit)) {
 			char given[48];
 
 			if (d->key < 256)
@@ -686,6 +797,9 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		if (ret >= 0)
 			return ret;
 	}
+	/* what runs, now that the options are known (runq --slower) */
+	if (an->refine && an->refine(o))
+		o->an = an->refine(o);
 	if ((ret = opts_check(o)) >= 0 || (ret = opts_positional(o, argc, argv, optind)) >= 0)
 		return ret;
 	return opts_check_window(o);

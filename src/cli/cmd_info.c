@@ -2,6 +2,8 @@
 /* info: what this host supports and which backend each command would use. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,10 @@
 
 #include "choose.h"
 #include "cli.h"
+#include "escape.h"
+#include "fileread.h"
+#include "linescan.h"
+#include "run.h"
 #include "perfcaps.h"
 #include "tfs_caps.h"
 #include "output.h"
@@ -21,6 +27,7 @@ struct host {
 	char kernel[128];
 	const char *tracefs;	/* --tracefs */
 	struct perf_caps pc;
+	struct ksym_caps kc;	/* can this process name kernel frames */
 	struct host_caps caps;	/* what backend_choose() decides on */
 	bool psi, schedstat, btf;
 };
@@ -33,22 +40,33 @@ static void probe_host(struct host *h)
 	if (uname(&u) == 0)
 		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
 	perf_caps_probe(&h->pc);
+	ksym_caps_probe(&h->kc);
 	h->psi = access("/proc/pressure/cpu", R_OK) == 0;
 	h->schedstat = access("/proc/self/schedstat", R_OK) == 0;
 	h->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 }
 
-/* What each command gets, as cmd_trace.c decides it. */
-static const struct {
-	const char *name;
-	enum hist_refusal no_hist;	/* why the hist backend cannot do it */
-} scenarios[] = {
-	{ "runq", HIST_CAN },
-	{ "offcpu", HIST_CAN },
-	{ "offcpu -K", HIST_NO_KSTACK },
-	{ "triage", HIST_NO_TRIAGE },
-};
+/*
+ * What each command gets: the line parsed as the command parses it, and
+ * refused by the hist backend by the same rule a run applies.
+ */
+static const char *const scenarios[] = { "runq", "offcpu", "offcpu -K", "triage" };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static enum hist_refusal scenario_refusal(const char *line)
+{
+	char buf[128], *argv[8], *save = NULL, *w;
+	struct trace_opts o;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (w = strtok_r(buf, " ", &save); w && argc < 7; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	if (!argc || trace_opts_parse(&o, argv[0], argc, argv) >= 0)
+		return HIST_CAN;	/* not reached: the lines are ours */
+	return run_hist_refusal(&o);
+}
 
 static const char *yesno(bool b)
 {
@@ -69,6 +87,9 @@ static void print_drops(const struct host *h)
 		printf("switches recorded:    all (probe: %llu of %llu context switches "
 		       "reached sched_switch)\n", (unsigned long long)c->drop_recorded,
 		       (unsigned long long)c->drop_switches);
+	else if (c->perf_allowed && c->tfs_found && !choose_needs_drop_probe(c, "auto"))
+		printf("switches recorded:    not probed (tracefs is not writable here: auto picks "
+		       "perf anyway)\n");
 	else if (c->perf_allowed && c->tfs_found)
 		printf("switches recorded:    unknown (the probe saw too few switches)\n");
 	else
@@ -108,9 +129,9 @@ static void print_choices(const struct host *h, bool json)
 	for (i = 0; i < NSCEN; i++) {
 		char buf[32];
 
-		backend_choose(&h->caps, "auto", scenarios[i].no_hist, &ch);
+		backend_choose(&h->caps, "auto", scenario_refusal(scenarios[i]), &ch);
 		if (json) {
-			printf("%s\"%s\":{\"backend\":", i ? "," : "", scenarios[i].name);
+			printf("%s\"%s\":{\"backend\":", i ? "," : "", scenarios[i]);
 			if (backend_ops_of(ch.kind))
 				printf("\"%s\"", backend_ops_of(ch.kind)->name);
 			else
@@ -120,7 +141,7 @@ static void print_choices(const struct host *h, bool json)
 			printf("}");
 			continue;
 		}
-		snprintf(buf, sizeof(buf), "%s:", scenarios[i].name);
+		snprintf(buf, sizeof(buf), "%s:", scenarios[i]);
 		printf("backend %-13s %s (%s)\n", buf, backend_ops_of(ch.kind) ?
 		       backend_ops_of(ch.kind)->name : "none", ch.why);
 	}
@@ -144,6 +165,364 @@ static void print_choices(const struct host *h, bool json)
 		json_str(stdout, ch.why, sizeof(ch.why));
 		printf("}");
 	}
+}
+
+/*
+ * The least privilege for each backend, as the user running info: what
+ * is missing here and the command lines that root would run to give it
+ * (SECURITY in offcpu-ftrace(8) has the reasons; tests/live/privilege.sh
+ * runs them).
+ */
+#define TRACING_GROUP "tracing"	/* the group the commands create when tracefs has none */
+#define PRIV_CMDS 3
+
+struct priv_item {
+	bool ready;
+	char state[1200];		/* what it has, or what it lacks */
+	char cmd[PRIV_CMDS][1400];	/* command lines, for root */
+	char alt[1024];			/* another way, not advised ("" none) */
+	unsigned ncmd;
+};
+
+struct privs {
+	char user[64];			/* name, or the uid */
+	char exe[400];			/* this binary, shell-quoted ("..." if longer) */
+	char tdir[300];			/* tracefs (or where it goes), shell-quoted */
+	struct priv_item perf, ksym, ring, proc;
+};
+
+/* The name of @id in /etc/passwd or /etc/group ("name:x:id:..."), else the number. */
+static void id_name(const char *file, unsigned id, char *buf, size_t len)
+{
+	char *text = file_read(file, NULL);
+	struct reader r;
+
+	snprintf(buf, len, "%u", id);
+	if (!text)
+		return;
+	reader_init(&r, text, strlen(text));
+	while (reader_next(&r)) {
+		const char *c1 = memchr(r.ls, ':', (size_t)(r.le - r.ls)), *c2, *c3;
+		uint64_t v;
+
+		if (!c1 || !(c2 = memchr(c1 + 1, ':', (size_t)(r.le - c1 - 1))) ||
+		    !(c3 = memchr(c2 + 1, ':', (size_t)(r.le - c2 - 1))))
+			continue;
+		if (span_u64(c2 + 1, c3, 10, &v) == 0 && v == id && c1 > r.ls) {
+			snprintf(buf, len, "%.*s", (int)(c1 - r.ls), r.ls);
+			break;
+		}
+	}
+	free(text);
+}
+
+static bool in_group(gid_t g)
+{
+	gid_t list[256];
+	int n = getgroups(256, list), i;
+
+	if (getegid() == g)
+		return true;
+	for (i = 0; i < n; i++)
+		if (list[i] == g)
+			return true;
+	return false;
+}
+
+static void quote_path(char *buf, size_t len, const char *path)
+{
+	char *argv[] = { (char *)path, NULL };
+
+	shell_quote_argv(buf, len, argv, len - 1);
+}
+
+static void add_cmd(struct priv_item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_cmd(struct priv_item *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (it->ncmd >= PRIV_CMDS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(it->cmd[it->ncmd++], sizeof(it->cmd[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* The tracefs group part: what gives this user read access to the event formats. */
+struct tgroup {
+	bool mounted;		/* tracefs is mounted where we looked */
+	bool has_group;		/* its group is not root's, and may enter it */
+	bool member;		/* this user is in that group */
+	char name[64];		/* that group, or TRACING_GROUP */
+	unsigned mode;
+};
+
+static void tgroup_probe(const struct tfs_caps *c, struct tgroup *g)
+{
+	struct stat st;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->name, sizeof(g->name), "%s", TRACING_GROUP);
+	if (!c->dir[0] || stat(c->dir, &st))
+		return;
+	g->mounted = true;
+	g->mode = (unsigned)(st.st_mode & 07777);
+	if (st.st_gid != 0 && (st.st_mode & 0050) == 0050) {
+		g->has_group = true;
+		id_name("/etc/group", (unsigned)st.st_gid, g->name, sizeof(g->name));
+		g->member = in_group(st.st_gid);
+	}
+}
+
+/* The formats: readable, or the commands of the tracefs group (none on failure to tell). */
+static bool formats_item(const struct tfs_caps *c, const struct tgroup *g, struct privs *p,
+			 char *missing, size_t len)
+{
+	if (c->found && c->ev[SEV_SWITCH] && c->ev[SEV_WAKEUP])
+		return true;
+	if (!g->mounted) {
+		snprintf(missing, len, "the event formats (tracefs is not mounted, and only root "
+			 "may mount it)");
+		add_cmd(&p->perf, "groupadd -f --system %s && usermod -a -G %s %s && mount -t "
+			"tracefs -o gid=%s,mode=0750 nodev %s", g->name, g->name, p->user, g->name,
+			TMOUNT_DEFAULT);
+	} else if (g->has_group && !g->member) {
+		snprintf(missing, len, "the event formats (tracefs at %s is mode %04o, group %s, "
+			 "which %s is not in)", p->tdir, g->mode, g->name, p->user);
+		add_cmd(&p->perf, "usermod -a -G %s %s   # %s logs in again", g->name, p->user,
+			p->user);
+	} else {
+		snprintf(missing, len, "the event formats (tracefs at %s is mode %04o%s)", p->tdir,
+			 g->mode, g->has_group ? "" : ", group root");
+		add_cmd(&p->perf, "groupadd -f --system %s && usermod -a -G %s %s && mount -o "
+			"remount,gid=%s,mode=0750 %s   # %s logs in again", TRACING_GROUP,
+			TRACING_GROUP, p->user, TRACING_GROUP, p->tdir, p->user);
+	}
+	return false;
+}
+
+/*
+ * The file capabilities: cap_perfmon unless perf_event_paranoid lets
+ * anyone, cap_syslog where kallsyms hides addresses from users without
+ * it, and cap_dac_read_search when this binary reads the formats with it
+ * (setcap replaces the whole set); on this binary, which only the tracefs
+ * group may then run, since whoever runs it holds them.
+ */
+static void caps_cmd(const struct host *h, const struct tgroup *g, bool group_cmd,
+		     struct privs *p, bool fmt_ok)
+{
+	const struct perf_caps *pc = &h->pc;
+	int kr = h->kc.kptr_restrict;
+	bool perfmon = !(pc->paranoid != -99 && pc->paranoid <= -1);
+	bool syslog = kr >= 0 && !(kr == 0 && pc->paranoid != -99 && pc->paranoid <= 1);
+	bool dac = pc->cap_dac_read_search && fmt_ok && !(g->has_group && g->member) &&
+		   !(g->mode & 0005);
+	/* the Debian package's binary: dpkg-statoverride keeps group and mode over upgrades */
+	bool packaged = !strcmp(p->exe, "/usr/sbin/offcpu-ftrace") &&
+			access("/usr/bin/dpkg-statoverride", X_OK) == 0;
+	bool no_perfmon = perfmon && !pc->cap_perfmon && !pc->cap_sys_admin;
+	char set[128], restrict_[1024], pre[256] = "";
+
+	snprintf(set, sizeof(set), "%s%s%s%s%s", perfmon ? "cap_perfmon" : "",
+		 perfmon && syslog ? "," : "", syslog ? "cap_syslog" : "",
+		 dac && (perfmon || syslog) ? "," : "", dac ? "cap_dac_read_search" : "");
+	if (!fmt_ok)
+		snprintf(p->perf.alt, sizeof(p->perf.alt), "setcap %s%scap_dac_read_search+ep %s"
+			 "   # no tracefs group; CAP_DAC_READ_SEARCH reads every file: not advised",
+			 set, set[0] ? "," : "", p->exe);
+	if (!no_perfmon && !(syslog && !pc->cap_syslog))
+		return;		/* nothing to add */
+	/* whoever may run a binary with file capabilities holds them: only the group */
+	if (!group_cmd && !(g->has_group && g->member))
+		snprintf(pre, sizeof(pre), "groupadd -f --system %s && usermod -a -G %s %s && ",
+			 g->name, g->name, p->user);
+	if (packaged)
+		snprintf(restrict_, sizeof(restrict_), "dpkg-statoverride --update --add root %s "
+			 "0750 %s", g->name, p->exe);
+	else
+		snprintf(restrict_, sizeof(restrict_), "chgrp %s %s && chmod 0750 %s", g->name,
+			 p->exe, p->exe);
+	add_cmd(no_perfmon ? &p->perf : &p->ksym, "%s%s && setcap %s+ep %s", pre, restrict_,
+		set, p->exe);
+}
+
+static void ksym_item(const struct host *h, struct priv_item *it)
+{
+	const struct ksym_caps *k = &h->kc;
+
+	it->ready = k->visible;
+	if (k->visible)
+		snprintf(it->state, sizeof(it->state), "visible (offcpu -K names kernel frames)");
+	else if (!k->readable)
+		snprintf(it->state, sizeof(it->state), "/proc/kallsyms cannot be read: offcpu -K "
+			 "prints raw addresses");
+	else if (k->kptr_restrict >= 2) {
+		snprintf(it->state, sizeof(it->state), "hidden from everyone (kptr_restrict 2): "
+			 "offcpu -K prints raw addresses");
+		add_cmd(it, "sysctl kernel.kptr_restrict=1   # then CAP_SYSLOG shows them");
+	} else
+		snprintf(it->state, sizeof(it->state), "hidden (kptr_restrict %d, "
+			 "perf_event_paranoid %d): offcpu -K prints raw addresses; CAP_SYSLOG "
+			 "shows them", k->kptr_restrict, h->pc.paranoid);
+}
+
+static void ring_item(const struct host *h, const struct privs *p, struct priv_item *it)
+{
+	const struct host_caps *c = &h->caps;
+
+	it->ready = c->tfs_found && c->tfs_writable && c->ev_switch && c->ev_wakeup;
+	if (it->ready) {
+		snprintf(it->state, sizeof(it->state), "ready (tracefs at %s is writable)", p->tdir);
+		return;
+	}
+	if (c->tfs_found && c->tfs_writable) {
+		snprintf(it->state, sizeof(it->state), "cannot run: no sched_switch or sched_wakeup "
+			 "event in tracefs at %s", p->tdir);
+		return;
+	}
+	snprintf(it->state, sizeof(it->state), "need write access to tracefs: no group can have "
+		 "it (tracefs makes its files, new instances' too, 0640 and 0440, owned by the "
+		 "mount's uid) and CAP_DAC_OVERRIDE, which can, writes every file (root's power): "
+		 "run them as root, or");
+	if (c->tfs_found || c->tfs_dir[0])
+		add_cmd(it, "mount -o remount,uid=%s %s   # %s then owns all of tracefs", p->user,
+			p->tdir, p->user);
+	else
+		add_cmd(it, "mount -t tracefs -o uid=%s,mode=0700 nodev %s   # %s then owns all "
+			"of tracefs", p->user, TMOUNT_DEFAULT, p->user);
+}
+
+static void privs_build(const struct tfs_caps *c, const struct host *h, struct privs *p)
+{
+	char exe[PATH_MAX], missing[2][560] = { "", "" };
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct tgroup g;
+	bool fmt_ok, group_cmd;
+
+	memset(p, 0, sizeof(*p));
+	id_name("/etc/passwd", (unsigned)getuid(), p->user, sizeof(p->user));
+	exe[n > 0 ? n : 0] = '\0';
+	quote_path(p->exe, sizeof(p->exe), n > 0 ? exe : "offcpu-ftrace");
+	quote_path(p->tdir, sizeof(p->tdir), c->dir[0] ? c->dir : TMOUNT_DEFAULT);
+	tgroup_probe(c, &g);
+	fmt_ok = formats_item(c, &g, p, missing[1], sizeof(missing[1]));
+	group_cmd = p->perf.ncmd > 0;
+	if (!h->pc.allowed && h->pc.paranoid == -99)
+		snprintf(missing[0], sizeof(missing[0]), "CAP_PERFMON (perf_event_paranoid "
+			 "unreadable)");
+	else if (!h->pc.allowed)
+		snprintf(missing[0], sizeof(missing[0]), "CAP_PERFMON (perf_event_paranoid is %d)",
+			 h->pc.paranoid);
+	ksym_item(h, &p->ksym);
+	caps_cmd(h, &g, group_cmd, p, fmt_ok);
+	p->perf.ready = h->pc.allowed && fmt_ok;
+	if (p->perf.ready)
+		snprintf(p->perf.state, sizeof(p->perf.state), "ready (%s; event formats readable)",
+			 h->pc.why);
+	else
+		snprintf(p->perf.state, sizeof(p->perf.state), "needs %s%s%s", missing[0],
+			 missing[0][0] && missing[1][0] ? " and " : "", missing[1]);
+	ring_item(h, p, &p->ring);
+	p->proc.ready = h->caps.proc_ok;
+	snprintf(p->proc.state, sizeof(p->proc.state), "%s", p->proc.ready ?
+		 "ready (no privileges: /proc sampling)" : "cannot run: /proc/<pid>/task/<tid>/"
+		 "schedstat is not readable (CONFIG_SCHED_INFO)");
+}
+
+/* What each grant lets its holder do, beyond this tool. */
+static const char *const grants[][2] = {
+	{ "CAP_PERFMON", "perf events on every CPU and task: every process's scheduling, "
+	  "names and kernel stacks, and kernel addresses in samples" },
+	{ "CAP_SYSLOG", "kernel addresses in /proc/kallsyms and /proc/modules (which defeats "
+	  "KASLR) and the kernel log through syslog(2)" },
+	{ "CAP_DAC_READ_SEARCH", "reading every file and listing every directory, whatever "
+	  "their permissions (this tool reads the files its user names: report, compare)" },
+	{ "tracefs group", "reading all of tracefs: formats, every instance's trace (reading "
+	  "trace_pipe consumes it), kernel function names" },
+	{ "tracefs owner", "all of tracefs, as root has it: any tracing of the kernel, "
+	  "started, stopped, read or removed, other users' instances too" },
+};
+
+static void print_item_text(const char *label, const struct priv_item *it)
+{
+	unsigned i;
+
+	printf("  %-20s %s\n", label, it->state);
+	for (i = 0; i < it->ncmd; i++)
+		printf("    %-18s %s\n", "as root:", it->cmd[i]);
+	if (it->alt[0])
+		printf("    %-18s %s\n", "or, as root:", it->alt);
+}
+
+static void print_privs_text(const struct tfs_caps *c, const struct host *h)
+{
+	struct privs p;
+	unsigned i;
+
+	if (h->pc.root) {
+		printf("least privilege:      run info as the user to get its command lines "
+		       "(SECURITY in offcpu-ftrace(8))\n");
+		return;
+	}
+	privs_build(c, h, &p);
+	printf("least privilege:      what would let %s trace here; the commands are root's "
+	       "(SECURITY in offcpu-ftrace(8))\n", p.user);
+	print_item_text("perf backend:", &p.perf);
+	print_item_text("kernel symbols:", &p.ksym);
+	print_item_text("ring/hist backends:", &p.ring);
+	print_item_text("proc backend:", &p.proc);
+	for (i = 0; i < sizeof(grants) / sizeof(grants[0]); i++) {
+		char label[40];
+
+		snprintf(label, sizeof(label), "%s:", grants[i][0]);
+		printf("  %-20s %s\n", label, grants[i][1]);
+	}
+}
+
+static void print_item_json(const char *key, const struct priv_item *it)
+{
+	unsigned i;
+
+	printf(",\"%s\":{\"ready\":%s,\"state\":", key, it->ready ? "true" : "false");
+	json_str(stdout, it->state, sizeof(it->state));
+	printf(",\"commands\":[");
+	for (i = 0; i < it->ncmd; i++) {
+		printf("%s", i ? "," : "");
+		json_str(stdout, it->cmd[i], sizeof(it->cmd[i]));
+	}
+	printf("],\"not_advised\":");
+	if (it->alt[0])
+		json_str(stdout, it->alt, sizeof(it->alt));
+	else
+		printf("null");
+	printf("}");
+}
+
+static void print_privs_json(const struct tfs_caps *c, const struct host *h)
+{
+	struct privs p;
+	unsigned i;
+
+	printf(",\"least_privilege\":");
+	if (h->pc.root) {
+		printf("null");
+		return;
+	}
+	privs_build(c, h, &p);
+	printf("{\"user\":");
+	json_str(stdout, p.user, sizeof(p.user));
+	printf(",\"kptr_restrict\":%d,\"kernel_symbols_visible\":%s", h->kc.kptr_restrict,
+	       h->kc.visible ? "true" : "false");
+	print_item_json("perf", &p.perf);
+	print_item_json("kernel_symbols", &p.ksym);
+	print_item_json("ring", &p.ring);
+	print_item_json("proc", &p.proc);
+	printf(",\"grants\":{");
+	for (i = 0; i < sizeof(grants) / sizeof(grants[0]); i++) {
+		printf("%s\"%s\":", i ? "," : "", grants[i][0]);
+		json_str(stdout, grants[i][1], strlen(grants[i][1]) + 1);
+	}
+	printf("}}");
 }
 
 static void print_text(const struct tfs_caps *c, const struct host *h)
@@ -179,8 +558,10 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	else
 		printf("perf_event_paranoid:  %d\n", h->pc.paranoid);
 	printf("running as root:      %s\n", yesno(h->pc.root));
-	printf("capabilities:         CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_IPC_LOCK %s\n",
-	       yesno(h->pc.cap_perfmon), yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock));
+	printf("capabilities:         CAP_PERFMON %s, CAP_SYS_ADMIN %s, CAP_IPC_LOCK %s, "
+	       "CAP_SYSLOG %s, CAP_DAC_READ_SEARCH %s\n", yesno(h->pc.cap_perfmon),
+	       yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock), yesno(h->pc.cap_syslog),
+	       yesno(h->pc.cap_dac_read_search));
 	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
 	       h->pc.why);
 	print_drops(h);
@@ -194,6 +575,7 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
 	print_choices(h, false);
+	print_privs_text(c, h);
 }
 
 static void print_json(const struct tfs_caps *c, const struct host *h)
@@ -231,9 +613,10 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	else
 		printf("%d", h->pc.paranoid);
 	printf(",\"root\":%s,\"cap_perfmon\":%s,\"cap_sys_admin\":%s,\"cap_ipc_lock\":%s"
-	       ",\"perf_allowed\":%s,\"perf_why\":",
+	       ",\"cap_syslog\":%s,\"cap_dac_read_search\":%s,\"perf_allowed\":%s,\"perf_why\":",
 	       h->pc.root ? "true" : "false", h->pc.cap_perfmon ? "true" : "false",
 	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
+	       h->pc.cap_syslog ? "true" : "false", h->pc.cap_dac_read_search ? "true" : "false",
 	       h->pc.allowed ? "true" : "false");
 	json_str(stdout, h->pc.why, sizeof(h->pc.why));
 	if (h->caps.stale_checked)
@@ -254,7 +637,9 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	}
 	printf(",\"backends\":{");
 	print_choices(h, true);
-	printf("}}\n");
+	printf("}");
+	print_privs_json(c, h);
+	printf("}\n");
 }
 
 static const char info_help[] =
@@ -263,7 +648,9 @@ static const char info_help[] =
 "What this host supports for tracing without BPF: where tracefs is and\n"
 "whether it can be written, trace clocks, sched events, hist triggers and\n"
 "synthetic events, perf_event_paranoid, PSI, schedstat; and which backend\n"
-"each command would use, and why. Needs no root (but says less without).\n"
+"each command would use, and why. Needs no root (but says less without);\n"
+"without root, also the least privilege that would let this user run each\n"
+"backend here, as the command lines root would run, and what each grants.\n"
 "\n"
 "Options:\n"
 "      --json             one JSON object\n"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* runq, offcpu, triage and record: parse, check the targets, run. */
+/* The tracing commands (every analysis, record too): parse, check the targets, run. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,7 +32,7 @@ static int check_targets(const struct trace_opts *o)
 	return -1;
 }
 
-static int cmd_trace(const char *cmd, int argc, char **argv)
+int cmd_trace(const char *cmd, int argc, char **argv)
 {
 	struct trace_opts o;
 	int ret = trace_opts_parse(&o, cmd, argc, argv);
@@ -51,24 +51,4 @@ static int cmd_trace(const char *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	return run_trace(&o);
-}
-
-int cmd_runq(int argc, char **argv)
-{
-	return cmd_trace("runq", argc, argv);
-}
-
-int cmd_offcpu(int argc, char **argv)
-{
-	return cmd_trace("offcpu", argc, argv);
-}
-
-int cmd_triage(int argc, char **argv)
-{
-	return cmd_trace("triage", argc, argv);
-}
-
-int cmd_record(int argc, char **argv)
-{
-	return cmd_trace("record", argc, argv);
 }

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analysis.h"
 #include "cli.h"
 #include "config.h"
 
@@ -22,6 +24,13 @@ const char *__lsan_default_suppressions(void)
 {
 	return "leak:libtraceevent.so\nleak:libtracecmd.so\nleak:__vfscanf_internal\n";
 }
+
+/* a suppressed leak is not ours: no "Suppressions used" table on stderr */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
 #endif
 
 struct command {
@@ -30,12 +39,12 @@ struct command {
 	const char *summary;
 };
 
+/*
+ * The command table: every analysis (src/analyses/, in its order) is a
+ * command that traces; these are the others.
+ */
 static const struct command commands[] = {
-	{ "runq", cmd_runq, "run-queue latency histogram" },
-	{ "offcpu", cmd_offcpu, "off-CPU time histogram (-K: by stack)" },
-	{ "triage", cmd_triage, "running or waiting, and for what: a verdict" },
 	{ "info", cmd_info, "host capabilities and backend choice" },
-	{ "record", cmd_record, "capture sched events into a trace.dat file" },
 	{ "report", cmd_report, "the analyses of a live run, from a recording" },
 	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)" },
 	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },
@@ -50,6 +59,9 @@ static void help(FILE *f)
 		"Run-queue latency and off-CPU time from sched tracepoints, without BPF.\n"
 		"\n"
 		"Commands:\n");
+	for (i = 0; analysis_at(i); i++)
+		if (!(analysis_at(i)->flags & AN_F_MODE))
+			fprintf(f, "  %-10s %s\n", analysis_at(i)->name, analysis_at(i)->summary);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n"
@@ -61,10 +73,44 @@ static void help(FILE *f)
 		"'offcpu-ftrace COMMAND --help' describes each command; see offcpu-ftrace(8).\n");
 }
 
+/*
+ * Never setuid or setgid: the tool opens files its user names (report,
+ * compare, -o, --tracefs) and runs -- COMMAND, so a setuid-root copy
+ * would read, write and run anything as root for anyone. Any id that
+ * differs from the real one (saved ones too: a parent that only
+ * lowered its effective id can raise it again) is refused first, before
+ * anything is opened: a descriptor 2 left closed loses the message
+ * rather than writing it into a file this process opened.
+ */
+static bool setid_refused(void)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	bool uid;
+
+	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg)) {
+		fprintf(stderr, "offcpu-ftrace: cannot read this process's user and group "
+			"ids (getresuid): refusing to run\n");
+		return true;
+	}
+	if (ru == eu && ru == su && rg == eg && rg == sg)
+		return false;
+	uid = ru != eu || ru != su;
+	fprintf(stderr, "offcpu-ftrace: refusing to run set%s (real %s %u, effective or "
+		"saved %u): remove the bit (chmod u-s,g-s) and grant capabilities instead; "
+		"see SECURITY in offcpu-ftrace(8)\n", uid ? "uid" : "gid", uid ? "uid" : "gid",
+		uid ? (unsigned)ru : (unsigned)rg,
+		uid ? (unsigned)(eu != ru ? eu : su) : (unsigned)(eg != rg ? eg : sg));
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned i;
 	int fd;
+
+	if (setid_refused())
+		return EXIT_FAIL;
 
 	/* closed 0, 1 or 2: /dev/null there, so no file we open lands on one */
 	for (fd = 0; fd <= 2; fd++)
@@ -91,6 +137,12 @@ int main(int argc, char **argv)
 			cli_tracefs_done();
 			return status;
 		}
+	}
+	if (analysis_find(argv[1])) {
+		int status = cmd_trace(argv[1], argc - 1, argv + 1);
+
+		cli_tracefs_done();
+		return status;
 	}
 	fprintf(stderr, "offcpu-ftrace: unknown command '%s'\n"
 		"Try 'offcpu-ftrace --help'.\n", argv[1]);

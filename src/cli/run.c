@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bycgroup.h"
 #include "choose.h"
 #include "numparse.h"
 #include "procfs.h"
@@ -73,8 +74,8 @@ static int run_comm(int32_t pid, char *buf, size_t len, void *arg)
 {
 	const struct run *r = arg;
 
-	if (r->o->replay_path)
-		return -ENOENT;
+	if (r->o->replay_path)	/* the recording's saved_cmdlines, never this host's /proc */
+		return r->ops->task_comm ? r->ops->task_comm(r->b, pid, buf, len) : -ENOENT;
 	return proc_comm(pid, buf, len);
 }
 
@@ -94,10 +95,27 @@ static void debug_event(const struct run *r, const struct sched_event *ev)
 		fprintf(stderr, " state=%s next=%d",
 			sched_state_str(&r->an.cfg.states, ev->prev_state, st, sizeof(st)),
 			ev->next_pid);
-	else if (ev->type >= SEV_KSTACK)
+	else if (sched_ev_is_stack(ev->type))
 		fprintf(stderr, " frames=%u", ev->stack_depth);
+	else if (ev->type == SEV_CGROUP_ATTACH || ev->type == SEV_CGROUP_TRANSFER)
+		fprintf(stderr, " root=%d path=%s", ev->cg_root, ev->cg_path ? ev->cg_path : "?");
 	fputc('\n', stderr);
 }
+
+/* an analysis that streams (runq --slower): what it has, to standard output */
+static void run_stream(struct run *r)
+{
+	struct an_view v;
+
+	if (!r->o->an->stream || r->o->output_path)
+		return;
+	run_view(r, &v);
+	r->o->an->stream(r->an_state, &v, stdout);
+	r->since_stream = 0;
+}
+
+/* events between two stream() calls inside one read (a recording's) */
+#define STREAM_EVENTS 4096
 
 static void on_event(const struct sched_event *ev, void *arg)
 {
@@ -107,9 +125,12 @@ static void on_event(const struct sched_event *ev, void *arg)
 		debug_event(r, ev);
 	/* maps are read when a process is first seen, so one that exits
 	 * before the window ends still resolves */
-	if (ev->type == SEV_USTACK && r->usyms && ev->next_pid > 0)
+	if ((ev->type == SEV_USTACK || (ev->type == SEV_SAMPLE && ev->ustack_depth)) &&
+	    r->usyms && ev->next_pid > 0)
 		usyms_snapshot(r->usyms, ev->next_pid);
 	analyzer_feed(&r->an, ev);
+	if (r->stream_on && ++r->since_stream >= STREAM_EVENTS)
+		run_stream(r);
 }
 
 /* After the window: the kernel's sums, or the rest of the event stream. */
@@ -134,36 +155,60 @@ static int collect_or_drain(struct run *r)
 }
 
 /* record: the trace.dat gets the window's metadata, then its final name */
+void run_window_meta(struct run *r, struct backend_window *m, uint64_t *lost)
+{
+	memset(m, 0, sizeof(*m));
+	m->clock = r->clock;
+	m->ncpu = r->ops->lost(r->b, lost, RUN_MAX_CPUS);
+	m->lost_per_cpu = lost;
+	m->kernel_stacks = r->o->kstack;
+	m->recovered = r->ops->recovered ? r->ops->recovered(r->b) : 0;
+	if (r->ops->task_lists)
+		r->ops->task_lists(r->b, &m->cmdlines, &m->tgids);
+	/* the scope, so that a report shows what this run would have */
+	if (r->have_child) {
+		snprintf(m->scope.kind, sizeof(m->scope.kind), "command");
+		m->scope.id = r->child.pid;
+		shell_quote_argv(m->scope.command, sizeof(m->scope.command), r->o->command, 200);
+	} else if (r->o->pid >= 0 || r->o->tid >= 0) {
+		snprintf(m->scope.kind, sizeof(m->scope.kind), r->o->pid >= 0 ? "pid" : "tid");
+		m->scope.id = r->o->pid >= 0 ? r->o->pid : r->o->tid;
+	} else {
+		snprintf(m->scope.kind, sizeof(m->scope.kind), "all");
+	}
+	m->scope.recorder = (int32_t)getpid();
+	/* --by cgroup: its threads' cgroups, so that report can key on them */
+	free(r->cg_dump);
+	r->cg_dump = by_cgroup_dump(&r->bycg);
+	if (r->cg_dump) {
+		by_cgroup_describe(&r->bycg, r->cg_keyed, sizeof(r->cg_keyed));
+		m->cgroups = r->cg_dump;
+		m->cgroups_keyed = r->cg_keyed;
+	}
+}
+
 static int finish_record(struct run *r, uint64_t start_ns, uint64_t end_ns)
 {
-	uint64_t lost[1024];
-	struct backend_window m = { 0 };
+	uint64_t lost[RUN_MAX_CPUS];
+	struct backend_window m;
 	char err[512] = "";
 	int ret;
 
-	if (!r->ops->record_close)
+	if (!r->rec)
 		return 0;
-	m.clock = r->clock;
+	run_window_meta(r, &m, lost);
 	if (r->mono) {
 		m.start_ns = start_ns;
 		m.end_ns = end_ns;
 	}
-	m.ncpu = r->ops->lost(r->b, lost, 1024);
-	m.lost_per_cpu = lost;
-	m.kernel_stacks = r->o->kstack;
-	/* the scope, so that a report shows what this run would have */
-	if (r->have_child) {
-		snprintf(m.scope.kind, sizeof(m.scope.kind), "command");
-		m.scope.id = r->child.pid;
-		shell_quote_argv(m.scope.command, sizeof(m.scope.command), r->o->command, 200);
-	} else if (r->o->pid >= 0 || r->o->tid >= 0) {
-		snprintf(m.scope.kind, sizeof(m.scope.kind), r->o->pid >= 0 ? "pid" : "tid");
-		m.scope.id = r->o->pid >= 0 ? r->o->pid : r->o->tid;
-	} else {
-		snprintf(m.scope.kind, sizeof(m.scope.kind), "all");
+	/* the pages being filled (perf), then the file */
+	ret = r->ops->flush_pages ? r->ops->flush_pages(r->b) : 0;
+	if (ret) {
+		err_msg("cannot write %s: %s", r->o->record_path, strerror(-ret));
+		return ret;
 	}
-	m.scope.recorder = (int32_t)getpid();
-	ret = r->ops->record_close(r->b, &m, err, sizeof(err));
+	ret = recorder_close(r->rec, &m, err, sizeof(err));
+	r->rec = NULL;
 	if (ret) {
 		err_msg("%s", err);
 		return ret;
@@ -205,6 +250,15 @@ static int replay_loop(struct run *r)
 	int ret;
 
 	ret = r->ops->start(r->b);
+	if (r->ops->recording && !r->ops->recording(r->b, &w)) {
+		r->start_ns = w.start_ns;
+		if (w.extra)
+			note_msg("%s is a flight recording: %.3f s, trace time %.6f to %.6f s, "
+				 "saved on %s", r->o->replay_path,
+				 (double)(w.end_ns - w.start_ns) / 1e9, (double)w.start_ns / 1e9,
+				 (double)w.end_ns / 1e9, w.extra);
+	}
+	r->stream_on = r->o->an->stream && !r->o->output_path;
 	if (!ret)
 		ret = r->ops->read(r->b, UINT64_MAX, true, on_event, r);
 	if (ret) {
@@ -212,12 +266,12 @@ static int replay_loop(struct run *r)
 		return EXIT_FAIL;
 	}
 	analyzer_finish(&r->an);
-	if (r->ops->recording)
-		r->ops->recording(r->b, &w);
 	if (!r->mono)
 		note_msg("%s was recorded with the %s clock%s", r->o->replay_path, r->clock,
 			!strcmp(r->clock, "local") ? ": not synchronized across CPUs, so "
 			"waits that migrate between CPUs are skewed" : "");
+	r->iv_start_ns = w.start_ns;
+	r->iv_end_ns = w.end_ns;
 	ret = run_print_interval(r, 1, w.end_ns > w.start_ns ? w.end_ns - w.start_ns : 0, true);
 	if (ret)
 		return EXIT_FAIL;	/* said */
@@ -230,16 +284,7 @@ static int replay_loop(struct run *r)
 
 const char *run_what(const struct trace_opts *o)
 {
-	if (o->record_only)
-		return "sched events into a recording";
-	if (o->triage)
-		return "where time goes (running, waiting for a CPU, blocked)";
-	if (o->modes & AN_RUNQ)
-		return "run-queue latency";
-	if (o->kstack || o->ustack)
-		return o->kstack && o->ustack ? "off-CPU time by kernel and user stack" :
-		       o->kstack ? "off-CPU time by kernel stack" : "off-CPU time by user stack";
-	return "off-CPU time";
+	return o->an->what(o);
 }
 
 /* "tracing ... Hit Ctrl-C to end." on stderr: tests and users wait for it */
@@ -281,12 +326,21 @@ static int trace_loop(struct run *r)
 			err_msg("cannot turn tracing on: %s", strerror(-ret));
 		return EXIT_FAIL;
 	}
-	iv_start = window_start = mono_ns();
-	if (o->triage) {
-		psi_read(&r->psi0, o->cgroup && r->cg.v2 ? r->cg.dir : NULL);
-		if (o->cgroup)
-			cgroup_throttle(&r->cg, &r->thr0);
+	iv_start = window_start = r->start_ns = mono_ns();
+	r->stream_on = o->an->stream && !o->output_path;
+	if (o->an->begin) {
+		struct an_view v;
+
+		run_view(r, &v);
+		o->an->begin(r->an_state, &v);
 	}
+	/*
+	 * where the kernel loses what an idle CPU does, some waits cannot be
+	 * timed: the threads' own run_delay from now says how much they hold
+	 */
+	if (r->drops_seen && (o->modes & AN_RUNQ) && !o->interval_mode && o->count == 1 &&
+	    unsized_start(&r->unsized, &r->an))
+		note_msg("cannot follow the threads' schedstat: waits not measured stay unsized");
 	if (!o->quiet)
 		print_banner(r, run_what(o));
 	progress_init(&r->progress, window_start,
@@ -306,7 +360,7 @@ static int trace_loop(struct run *r)
 		bool last = !o->duration_ns || n == o->count;
 
 		iv_end = o->duration_ns ? iv_start + o->duration_ns : UINT64_MAX;
-		while (!sig_count && (now = mono_ns()) < iv_end &&
+		while (!sig_count && (now = mono_ns()) < iv_end && !r->flight.done &&
 		       !(r->have_child && child_exited(&r->child))) {
 			uint64_t left_ms = (iv_end - now) / 1000000;
 
@@ -320,15 +374,19 @@ static int trace_loop(struct run *r)
 							       : (int)left_ms - 1));
 			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
 					   on_event, r);
+			if (r->stream_on)
+				run_stream(r);
 			late_stacks_tick(&r->late, &r->an, mono_ns());
 			progress_tick(&r->progress, mono_ns());
 			if (ret) {
 				err_msg("reading the trace buffers failed: %s", strerror(-ret));
 				return EXIT_FAIL;
 			}
+			if (flight_tick(r, mono_ns(), r->mono ? iv_end : UINT64_MAX, on_event))
+				return EXIT_FAIL;
 		}
 		progress_clear(&r->progress);
-		if (last || sig_count || (r->have_child && r->child.done)) {
+		if (last || sig_count || r->flight.done || (r->have_child && r->child.done)) {
 			ret = r->ops->stop(r->b);
 			now = mono_ns();
 			if (ret) {
@@ -345,8 +403,13 @@ static int trace_loop(struct run *r)
 				child_reap(&r->child);
 			if (sig_count >= 2)
 				return 128 + sig_last;
-			if (o->record_path && finish_record(r, window_start, now))
+			if (o->record_path && !o->flight.keep_ns &&
+			    finish_record(r, window_start, now))
 				return EXIT_FAIL;
+			if (flight_finish(r, now))
+				return EXIT_FAIL;
+			r->iv_start_ns = r->mono ? iv_start : 0;
+			r->iv_end_ns = r->mono ? now : 0;
 			ret = o->record_only ? 0 : run_print_interval(r, n, now - iv_start, true);
 			break;
 		}
@@ -378,6 +441,8 @@ static int trace_loop(struct run *r)
 				return EXIT_FAIL;
 			}
 		}
+		r->iv_start_ns = r->mono ? iv_start : 0;
+		r->iv_end_ns = r->mono ? iv_end : 0;
 		ret = run_print_interval(r, n, iv_end - iv_start, false);
 		if (ret)
 			break;
@@ -393,25 +458,22 @@ static int trace_loop(struct run *r)
 	return EXIT_OK;
 }
 
-/* Why the kernel's hist triggers cannot do what @o asks, or HIST_CAN. */
-static enum hist_refusal hist_unsupported(const struct trace_opts *o)
+enum hist_refusal run_hist_refusal(const struct trace_opts *o)
 {
-	if (o->triage)
-		return HIST_NO_TRIAGE;
-	if (o->ustack || (o->kstack && !(o->modes & AN_OFFCPU)))
-		return HIST_NO_USTACK;
-	if (o->late_stacks)
-		return HIST_NO_LATE;
-	if (o->kstack)
-		return HIST_NO_KSTACK;	/* only where the kernel passes stacks */
+	enum hist_refusal an = an_hist(o);
+
+	if (an != HIST_CAN)
+		return an;
 	if (o->comm[o->comm[0] ? strspn(o->comm, HIST_COMM_CHARS) : 0])
 		return HIST_NO_COMM;
 	if (o->cgroup)
 		return HIST_NO_CGROUP;
+	if (o->key == KEY_CGROUP)
+		return HIST_NO_BY_CGROUP;
 	if (o->command)
 		return HIST_NO_COMMAND;
-	if (o->compat == COMPAT_PERF)
-		return HIST_NO_WAKING;
+	if (o->record_path)
+		return HIST_NO_RECORD;
 	return HIST_CAN;
 }
 
@@ -430,8 +492,18 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 		err_msg("out of memory");
 		return false;
 	}
-	host_caps_probe(o->tracefs, !strcmp(o->backend, "auto"), caps);
-	backend_choose(caps, o->backend, hist_unsupported(o), &ch);
+	/*
+	 * the drop probe: for auto's choice, and for runq's waits on ring or
+	 * perf, which take sched_waking where the kernel loses wakeups
+	 */
+	host_caps_probe(o->tracefs, !strcmp(o->backend, "auto") ||
+			((o->modes & AN_RUNQ) && (!strcmp(o->backend, "ring") ||
+						  !strcmp(o->backend, "perf"))), caps);
+	if (o->an->flags & AN_F_SAMPLES)
+		backend_choose_sampling(caps, o->backend, run_hist_refusal(o), &ch);
+	else
+		backend_choose(caps, o->backend, run_hist_refusal(o), &ch);
+	r->drops_seen = caps->drops == DROPS_SEEN;
 	if (caps->stale > 0) {
 		char stale[400];
 
@@ -444,9 +516,22 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 		err_msg("%s", ch.why);
 		return false;
 	}
+	if (o->record_path && ch.kind != BK_RING && ch.kind != BK_PERF) {
+		err_msg("a recording needs traced events (the ring or perf backend): %s; run as "
+			"root, or with CAP_PERFMON ('offcpu-ftrace info' says what is missing)", ch.why);
+		return false;
+	}
+	if (ch.kind == BK_PROC && (o->an->flags & AN_F_TRACED)) {
+		/* sampling has totals, not the single events it lists or follows */
+		err_msg("%s needs traced sched events, not available unprivileged: the proc "
+			"backend samples /proc totals (%s); run as root, or with CAP_PERFMON "
+			"for the perf backend ('offcpu-ftrace info' says what is missing)",
+			run_what(o), ch.why);
+		return false;
+	}
 	if (!strcmp(o->backend, "auto"))
 		snprintf(r->why, sizeof(r->why), "%s", ch.why);
-	if (ch.reason == CHOSEN_PERF || ch.reason == CHOSEN_DROPS)
+	if (ch.reason == CHOSEN_PERF || ch.reason == CHOSEN_DROPS || ch.reason == CHOSEN_SAMPLES)
 		snprintf(r->pick_note, sizeof(r->pick_note), "using the perf backend: %s", ch.why);
 	else if (ch.reason == CHOSEN_RING && ch.hist_refused != HIST_CAN)
 		snprintf(r->pick_note, sizeof(r->pick_note), "using the ring backend, not the "
@@ -475,6 +560,14 @@ static void start_xval(struct run *r, const struct an_cfg *cfg)
 	}
 	free(prog);
 	err_msg("--xval: %s; only offcpu-ftrace's result will be shown", err);
+}
+
+/* The backend's page_sink: the recorder, once it is open */
+static int run_page(void *arg, unsigned cpu, const void *page)
+{
+	struct run *r = arg;
+
+	return recorder_page(r->rec, cpu, page);
 }
 
 /* What the backend must trace, from @o; spawns -- COMMAND (held). EXIT_* or -1. */
@@ -526,11 +619,31 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 		err_msg("%s", err);
 		return EXIT_FAIL;
 	}
+	if (o->key == KEY_CGROUP && !r->bycg.on && !o->replay_path &&
+	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth,
+			   o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups : CGROUP_IDS_LIMIT, err,
+			   sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
 	req->comm = o->comm[0] ? o->comm : NULL;
-	/* a recording keeps sched_waking too, for a later --compat=perf */
-	req->waking = o->compat == COMPAT_PERF || o->record_only;
+	req->waking = (an_events(o) & (1u << SEV_WAKING)) != 0;
+	/*
+	 * where this kernel loses the sched_wakeup an idle CPU does, the
+	 * sched_waking in the waker's context starts the wait instead
+	 */
+	if (r->drops_seen && (o->modes & AN_RUNQ))
+		req->waking = true;
 	req->record_path = o->record_path;
+	if (o->record_path) {
+		/* the pages go to the recorder, opened once the backend is */
+		req->page_sink = run_page;
+		req->page_arg = r;
+	}
+	if (o->flight.keep_ns)
+		req->waking = true;	/* as a recording keeps it */
 	req->replay_path = o->replay_path;
+	req->cgroup_moves = by_cgroup_want_moves(&r->bycg, req);
 	req->agg.modes = o->modes;
 	req->agg.key = o->key;
 	req->agg.unit_ns = o->msecs ? 1000000 : 1000;
@@ -538,8 +651,45 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 	req->agg.off_max_ns = o->max_us == UINT64_MAX ? UINT64_MAX : o->max_us * 1000;
 	req->agg.compat = o->compat;
 	req->kstack = o->kstack && !o->late_stacks;	/* late: none in the trace */
+	/* --wakers -K: the waker's stack at each sched_waking, too */
+	req->waking_kstack = req->kstack && o->wakers;
+	req->cpu_samples = (an_events(o) & (1u << SEV_SAMPLE)) != 0;
 	req->ustack = o->ustack;
 	req->stack_states = o->state;
+	/* runq (runqslower, runqlen too): preempted or not is all a switch must say */
+	req->switch_minimal = o->modes == AN_RUNQ && !o->kstack && !o->ustack && !o->state &&
+			      o->compat != COMPAT_BPFTRACE && !o->record_path && !req->cpu_samples &&
+			      !o->comm[0];	/* the records carry no names: -c reads them */
+	return -1;
+}
+
+/*
+ * --record, record, --flight: the recorder of the backend's pages (the
+ * flight store holds SECS + --after + 1 s, at most eight kernel buffers
+ * per CPU by default). EXIT_FAIL or -1.
+ */
+static int open_recorder(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	struct backend_rec_src src;
+	char err[512] = "";
+	uint64_t keep = 0;
+	uint32_t kb = 0;
+
+	if (!o->record_path)
+		return -1;
+	if (!r->ops->rec_source || r->ops->rec_source(r->b, &src)) {
+		err_msg("the %s backend cannot record: use --backend=ring or perf", r->ops->name);
+		return EXIT_FAIL;
+	}
+	if (o->flight.keep_ns) {
+		keep = o->flight.keep_ns + o->flight.after_ns + 1000000000ULL;
+		kb = 8 * (o->buffer_kb ? o->buffer_kb : src.buffer_kb ? src.buffer_kb : 8192);
+	}
+	if (recorder_open(&r->rec, o->record_path, &src, keep, kb, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
 	return -1;
 }
 
@@ -548,6 +698,7 @@ static int open_backend(struct run *r, const struct trace_req *req)
 {
 	const struct trace_opts *o = r->o;
 	char err[BACKEND_ERRLEN] = "";
+	const char *cgn;
 	unsigned ev;
 
 	if (r->ops->open(&r->b, req, err, sizeof(err))) {
@@ -568,22 +719,55 @@ static int open_backend(struct run *r, const struct trace_req *req)
 	if (!(ev & (1u << SEV_WAKEUP_NEW)))
 		note_msg("this kernel has no sched_wakeup_new event: a new "
 			"thread's first wait for a CPU is not counted");
-	return -1;
+	cgn = by_cgroup_moves_note(&r->bycg, req, ev, r->ops->sampling != NULL);
+	if (cgn)
+		note_msg("%s", cgn);
+	return open_recorder(r);
 }
 
 /* report: the scope the recording was made with, unless -p, -t or --all say otherwise */
-static void recorded_scope(struct run *r)
+/*
+ * report --by cgroup: keyed on the cgroups the recording holds (a run with
+ * --by cgroup and --record or --flight keeps them). -1, or EXIT_FAIL said.
+ */
+static int recorded_cgroups(struct run *r, const struct backend_window *w)
+{
+	const struct trace_opts *o = r->o;
+	char err[512];
+
+	if (o->key != KEY_CGROUP)
+		return -1;
+	if (!w->cgroups) {
+		err_msg("%s holds no cgroups: a file that keeps them is made by a live analysis "
+			"with --by cgroup ('offcpu-ftrace runq --by cgroup --record FILE', or with "
+			"--flight), not by record", o->replay_path);
+		return EXIT_FAIL;	/* as for a recording without the stacks asked */
+	}
+	if (by_cgroup_open_recorded(&r->bycg, w->cgroups, w->cgroups_keyed, o->cgroup_depth,
+				    o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups :
+				    CGROUP_IDS_LIMIT, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+/* A recording's scope (and its cgroups): -1, or EXIT_* when it cannot be reported as asked. */
+static int recorded_scope(struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	const struct rec_scope *s = &r->rscope;
 	struct backend_window w;
 	bool forks;
+	int ret;
 
 	if (!r->ops->recording || r->ops->recording(r->b, &w))
-		return;
+		return recorded_cgroups(r, &(struct backend_window){ 0 });
 	r->rscope = w.scope;
+	if ((ret = recorded_cgroups(r, &w)) >= 0)
+		return ret;
 	if (!s->kind[0] || !strcmp(s->kind, "all") || o->all || o->pid >= 0 || o->tid >= 0)
-		return;
+		return -1;
 	r->scope_applied = true;
 	forks = r->ops->events(r->b) & (1u << SEV_FORK);
 	if (!strcmp(s->kind, "command"))
@@ -594,6 +778,7 @@ static void recorded_scope(struct run *r)
 	else
 		note_msg("as recorded, only %s %d (--all: every thread in the recording)",
 			!strcmp(s->kind, "pid") ? "process" : "thread", s->id);
+	return -1;
 }
 
 /* The analyzer as @o asks, on this backend's state table. EXIT_* or -1. */
@@ -604,9 +789,7 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->modes = o->modes;
-	cfg->key = o->triage ? KEY_PID : o->key;	/* triage names the top process */
 	cfg->compat = o->compat;
-	cfg->triage = o->triage;
 	cfg->unit_ns = o->msecs ? 1000000 : 1000;
 	cfg->pid = o->pid;
 	cfg->tid = o->tid;
@@ -631,6 +814,12 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 		cfg->in_cgroup = cgroup_sel_has;
 		cfg->cgroup_arg = &r->cg;
 	}
+	if (r->bycg.on) {
+		cfg->cgroup_of = by_cgroup_id;
+		cfg->cgroup_names = by_cgroup_names;
+		cfg->cgroup_moved = by_cgroup_moved;
+		cfg->group_arg = &r->bycg;
+	}
 	cfg->max_stacks = o->max_stacks;
 	cfg->tgid_of = run_tgid;
 	cfg->comm_of = run_comm;
@@ -638,12 +827,29 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 	ret = state_filter(o, cfg);
 	if (ret >= 0)
 		return ret;
+	if (o->an->configure)
+		o->an->configure(o, cfg);
 	ret = analyzer_init(&r->an, cfg);
 	if (ret) {
 		err_msg("cannot allocate state for %u tasks: %s", o->max_tasks, strerror(-ret));
 		return EXIT_FAIL;
 	}
 	r->an_ok = true;
+	ret = o->an->setup ? o->an->setup(o, &r->an, &r->an_state) : 0;
+	if (ret) {
+		err_msg("cannot set up the %s analysis: %s", o->an->name, strerror(-ret));
+		return EXIT_FAIL;
+	}
+	ret = flight_setup(r);
+	if (ret == -ENOTSUP) {
+		err_msg("--flight times its triggers and window in the mono trace clock, which "
+			"this backend does not trace in here (clock %s)", r->clock);
+		return EXIT_FAIL;
+	}
+	if (ret) {
+		err_msg("cannot set up the flight recorder: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
 	return -1;
 }
 
@@ -675,8 +881,15 @@ static int dry_run(struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	char err[BACKEND_ERRLEN] = "";
+	int ret;
 
 	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	/* --by cgroup: the hierarchy it would key on (said in the plan) */
+	if (o->key == KEY_CGROUP && !o->replay_path &&
+	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth, 1, err, sizeof(err))) {
 		err_msg("%s", err);
 		return EXIT_FAIL;
 	}
@@ -691,8 +904,10 @@ static int dry_run(struct run *r)
 			return EXIT_FAIL;
 		}
 		ev = r->ops->events(r->b);
-		recorded_scope(r);
+		ret = recorded_scope(r);
 		r->ops->close(r->b, err, sizeof(err));
+		if (ret >= 0)
+			return ret;
 		if ((o->kstack && !(ev & (1u << SEV_KSTACK))) ||
 		    (o->ustack && !(ev & (1u << SEV_USTACK)))) {
 			err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
@@ -702,6 +917,7 @@ static int dry_run(struct run *r)
 		}
 	}
 	run_print_plan(r);
+	by_cgroup_close(&r->bycg);
 	if (fflush(stdout) || ferror(stdout)) {
 		err_msg("cannot write the output: %s", strerror(errno ? errno : EIO));
 		return EXIT_FAIL;
@@ -767,6 +983,7 @@ int run_trace(const struct trace_opts *o)
 	}
 	if (o->dry_run) {
 		status = dry_run(r);
+		by_cgroup_close(&r->bycg);
 		free(r);
 		return status;
 	}
@@ -780,7 +997,7 @@ int run_trace(const struct trace_opts *o)
 	sig_setup();
 	status = open_backend(r, &req);
 	if (status < 0 && o->replay_path)
-		recorded_scope(r);
+		status = recorded_scope(r);
 	if (status < 0)
 		status = analyzer_from_opts(r, &cfg);
 	if (status < 0 && o->late_stacks &&
@@ -791,6 +1008,9 @@ int run_trace(const struct trace_opts *o)
 			start_xval(r, &cfg);
 		status = o->replay_path ? replay_loop(r) : trace_loop(r);
 	}
+	/* a recording not finished leaves no file; the flight store goes */
+	recorder_abort(r->rec);
+	r->rec = NULL;
 	if (r->ops->close(r->b, err, sizeof(err))) {
 		err_msg("%s", err);
 		if (status == EXIT_OK)
@@ -801,7 +1021,11 @@ int run_trace(const struct trace_opts *o)
 out_free:
 	status = child_finish(r, status);
 	xval_free(r->xval);
-	heat_free(r->heat);
+	if (o->an->free)
+		o->an->free(r->an_state);
+	unsized_free(&r->unsized);
+	by_cgroup_close(&r->bycg);
+	free(r->cg_dump);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(r->tids);

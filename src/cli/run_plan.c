@@ -17,7 +17,8 @@ static void print_events(FILE *f, const struct run *r)
 {
 	const struct trace_opts *o = r->o;
 	const char *name = r->ops->name;
-	bool waking = o->compat == COMPAT_PERF || o->record_only;
+	bool waking = (an_events(o) & (1u << SEV_WAKING)) != 0 ||
+		      (r->drops_seen && (o->modes & AN_RUNQ));
 
 	if (!strcmp(name, "file")) {
 		fprintf(f, "events:   those in %s\n", o->replay_path);
@@ -27,12 +28,15 @@ static void print_events(FILE *f, const struct run *r)
 		fprintf(f, "events:   none: each thread's /proc schedstat%s sampled %u times a "
 			"second (no distribution, totals exact)\n",
 			o->kstack ? ", status and stack (or wchan)" :
-			o->modes & AN_OFFCPU || o->triage ? " and status" : "",
+			o->modes & AN_OFFCPU ? " and status" : "",
 			o->rate_hz ? o->rate_hz : 20);
 		return;
 	}
-	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s",
-		waking ? ", sched_waking" : "", o->command ? ", sched_process_fork" : "");
+	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s%s",
+		waking ? ", sched_waking" : "", o->command ? ", sched_process_fork" : "",
+		/* as by_cgroup_want_moves() asks */
+		o->key == KEY_CGROUP && !o->record_path && !o->flight.keep_ns ?
+		", cgroup_attach_task and cgroup_transfer_tasks where the kernel has them" : "");
 	if (!strcmp(name, "perf"))
 		fputs(" (perf tracepoints), with perf's context-switch records", f);
 	else if (!strcmp(name, "hist"))
@@ -82,7 +86,7 @@ static void print_scope(FILE *f, const struct run *r)
 		fprintf(f, "filter:   threads named %s\n", o->comm);
 	if (o->cgroup)
 		fprintf(f, "filter:   threads in cgroup %s and below\n", o->cgroup);
-	if (o->state && !o->triage)
+	if (o->state)
 		fprintf(f, "filter:   intervals that began in state %s\n", o->state);
 	if (o->min_us || o->max_us != UINT64_MAX) {
 		fprintf(f, "filter:   intervals of at least %llu us", (unsigned long long)o->min_us);
@@ -121,15 +125,36 @@ static void print_output(FILE *f, const struct trace_opts *o)
 					    "JSON", "OpenMetrics", "SVG" };
 	_Static_assert(sizeof(fmts) / sizeof(fmts[0]) == FMT_SVG + 1, "a name per format");
 	static const char *const keys[] = { "one histogram", "per process", "per thread",
-					    "per CPU", "per thread name" };
+					    "per CPU", "per thread name", "per cgroup" };
 
+	if (o->flight.keep_ns) {
+		fprintf(f, "flight:   the last %.6g s kept in memory; saved as %s", (double)o->flight.keep_ns / 1e9,
+			o->record_path);
+		if (o->flight.max_files > 1)
+			fprintf(f, " (then %s.2 ... up to %u files)", o->record_path,
+				o->flight.max_files);
+		fprintf(f, "%s, %.6g s after a trigger\ntrigger:  ",
+			o->flight.keep_going ? ", tracing on after the last" : "",
+			(double)o->flight.after_ns / 1e9);
+		if (o->flight.runq_over_ns)
+			fprintf(f, "a run-queue wait over %.6g us, ",
+				(double)o->flight.runq_over_ns / 1e3);
+		if (o->flight.offcpu_over_ns)
+			fprintf(f, "an off-CPU interval over %.6g us%s%s, ",
+				(double)o->flight.offcpu_over_ns / 1e3, o->state ? " in " : "",
+				o->state ? o->state : "");
+		fprintf(f, "%sSIGUSR1\n", o->flight.runq_over_ns || o->flight.offcpu_over_ns ? "or " : "");
+		if (o->record_only)
+			return;
+	}
 	if (o->record_only) {
 		fprintf(f, "output:   %s (trace.dat, mode 0600, renamed into place when "
 			"complete)\n", o->record_path);
 		return;
 	}
-	if (o->triage)
-		fprintf(f, "output:   %s", o->fmt == FMT_BCC ? "the text report" : fmts[o->fmt]);
+	if (o->an->text_output)
+		fprintf(f, "output:   %s%s", o->fmt == FMT_BCC ? o->an->text_output : fmts[o->fmt],
+			o->key == KEY_CGROUP ? ", with a row per cgroup" : "");
 	else
 		fprintf(f, "output:   %s, %s%s", o->folded ? "folded stacks" : fmts[o->fmt],
 			o->kstack || o->ustack ? "by stack" : keys[o->key],
@@ -138,7 +163,7 @@ static void print_output(FILE *f, const struct trace_opts *o)
 		fprintf(f, ", the top %u", o->top);
 	fprintf(f, ", to %s%s\n", o->output_path ? o->output_path : "standard output",
 		o->output_path ? " (atomically)" : "");
-	if (o->record_path)
+	if (o->record_path && !o->flight.keep_ns)
 		fprintf(f, "also:     the events recorded to %s\n", o->record_path);
 	if (o->strict)
 		fputs("strict:   exit 3 when the results are partial\n", f);
@@ -154,6 +179,12 @@ void run_print_plan(const struct run *r)
 	fprintf(f, "backend:  %s%s%s\n", r->ops->name, r->why[0] ? ": " : "", r->why);
 	print_events(f, r);
 	print_scope(f, r);
+	if (r->bycg.on) {
+		char cg[4300];
+
+		by_cgroup_describe(&r->bycg, cg, sizeof(cg));
+		fprintf(f, "cgroups:  keyed on %s\n", cg);
+	}
 	print_window(f, o);
 	print_output(f, o);
 }

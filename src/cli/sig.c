@@ -6,6 +6,7 @@
 
 volatile sig_atomic_t sig_count;
 volatile sig_atomic_t sig_last;
+volatile sig_atomic_t sig_usr1;
 
 static void on_signal(int sig)
 {
@@ -42,6 +43,23 @@ void sig_setup(void)
 	sa.sa_flags = 0;
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	if (sig_usr1 < 1000000)
+		sig_usr1++;
+}
+
+void sig_flight_setup(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 const char *sig_name(int sig)

@@ -241,17 +241,29 @@ int xval_finish(struct xval *x, struct peerhist **out, char *err, size_t errlen)
 	int i, status = 0, ret;
 
 	*out = NULL;
-	kill(x->pid, SIGINT);	/* it prints its maps and exits */
-	for (i = 0; i < 1000; i++) {
+	/*
+	 * it prints its maps and exits on SIGINT; bpftrace 0.17 under load
+	 * sometimes misses one (a CI run: killed after 20 s, nothing printed),
+	 * so it is sent again every 2 s, SIGTERM (handled alike) after 10 s,
+	 * and SIGKILL after 30 s
+	 */
+	for (i = 0; i < 1500; i++) {
+		if (i % 100 == 0)
+			kill(x->pid, i < 500 ? SIGINT : SIGTERM);
 		if (waitpid(x->pid, &status, WNOHANG) == x->pid)
 			break;
 		nanosleep(&ts, NULL);
 	}
-	if (i == 1000) {
+	if (i == 1500) {
 		kill(x->pid, SIGKILL);
 		waitpid(x->pid, &status, 0);
 	}
 	x->pid = 0;
+	if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "bpftrace did not exit on SIGINT or SIGTERM within 30 s (%s)",
+			 i == 1500 ? "killed" : strsignal(WTERMSIG(status)));
+		return -ETIMEDOUT;
+	}
 	text = file_read(x->out, &len);
 	if (!text) {
 		snprintf(err, errlen, "cannot read bpftrace's output");

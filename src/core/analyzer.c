@@ -26,7 +26,8 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	an->d_bits = sched_states_mask(&cfg->states, "D");
 	an->cur = malloc(AN_MAX_CPUS * sizeof(*an->cur));
 	an->cur_ts = calloc(AN_MAX_CPUS, sizeof(*an->cur_ts));
-	if (!an->cur || !an->cur_ts) {
+	an->idle_since = calloc(AN_MAX_CPUS, sizeof(*an->idle_since));
+	if (!an->cur || !an->cur_ts || !an->idle_since) {
 		analyzer_fini(an);
 		return -ENOMEM;
 	}
@@ -39,6 +40,13 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	ret = groups_init(&an->runq.groups, cfg->max_groups);
 	if (!ret)
 		ret = groups_init(&an->off.groups, cfg->max_groups);
+	if (!ret)
+		ret = groups_init(&an->on.groups, cfg->max_groups);
+	if (!ret && (cfg->modes & AN_ONCPU)) {
+		an->slice_ts = calloc(AN_MAX_CPUS, sizeof(*an->slice_ts));
+		an->want_slices = true;
+		ret = an->slice_ts ? 0 : -ENOMEM;
+	}
 	if (!ret)
 		ret = groups_init(&an->blk.groups, cfg->max_groups);
 	if (!ret && cfg->triage) {
@@ -57,6 +65,11 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 		ret = an->follow.tid ? posindex_init(&an->follow.index, an->follow.cap) : -ENOMEM;
 		for (i = 0; !ret && i < cfg->nfollow; i++)
 			follow_add(an, cfg->follow[i]);
+	}
+	if (!ret && cfg->wakers) {
+		an->wake_stack_tid = calloc(AN_MAX_CPUS, sizeof(*an->wake_stack_tid));
+		an->cur_comm = calloc(AN_MAX_CPUS, sizeof(*an->cur_comm));
+		ret = an->wake_stack_tid && an->cur_comm ? 0 : -ENOMEM;
 	}
 	if (!ret && cfg->stacks) {
 		an->stack_tid = malloc(AN_MAX_CPUS * sizeof(*an->stack_tid));
@@ -77,10 +90,34 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 	return 0;
 }
 
+int analyzer_subscribe(struct analyzer *an, const struct an_sink *s)
+{
+	if (an->nsinks >= AN_MAX_SINKS)
+		return -ENOSPC;
+	if (s->slice && !an->slice_ts) {
+		an->slice_ts = calloc(AN_MAX_CPUS, sizeof(*an->slice_ts));
+		if (!an->slice_ts)
+			return -ENOMEM;
+	}
+	an->want_slices |= s->slice != NULL;
+	an->want_queue |= s->queue != NULL;
+	an->sinks[an->nsinks++] = *s;
+	return 0;
+}
+
 void analyzer_fini(struct analyzer *an)
 {
+	free(an->slice_ts);
+	an->slice_ts = NULL;
+	free(an->wake_stack_tid);
+	an->wake_stack_tid = NULL;
+	free(an->cur_comm);
+	an->cur_comm = NULL;
+	an->nsinks = 0;
 	free(an->cur);
 	free(an->cur_ts);
+	free(an->idle_since);
+	an->idle_since = NULL;
 	free(an->stack_tid);
 	an->stack_tid = NULL;
 	free(an->follow.tid);
@@ -99,6 +136,7 @@ void analyzer_fini(struct analyzer *an)
 	tasktab_fini(&an->tasks);
 	groups_fini(&an->runq.groups);
 	groups_fini(&an->off.groups);
+	groups_fini(&an->on.groups);
 }
 
 /* The slot where @tid is in the follow set, or where it would go. */
@@ -140,7 +178,7 @@ static void follow_add(struct analyzer *an, int32_t tid)
 /* --cgroup membership through a small direct-mapped cache */
 static int cgroup_lookup(struct analyzer *an, int32_t tid)
 {
-	uint32_t h = ((uint32_t)tid * 2654435761u) >> (32 - TGID_CACHE_BITS);
+	uint32_t h = tid_hash32(tid) >> (32 - TGID_CACHE_BITS);
 	int in;
 
 	if (an->cg_cache[h].tid == tid)
@@ -154,7 +192,7 @@ static int cgroup_lookup(struct analyzer *an, int32_t tid)
 /* tgid of @tid through a small direct-mapped cache in front of the resolver */
 static int32_t tgid_lookup(struct analyzer *an, int32_t tid)
 {
-	uint32_t h = ((uint32_t)tid * 2654435761u) >> (32 - TGID_CACHE_BITS);
+	uint32_t h = tid_hash32(tid) >> (32 - TGID_CACHE_BITS);
 	int32_t tgid;
 
 	if (an->tgid_cache[h].tid == tid)
@@ -204,6 +242,18 @@ static bool task_wanted(struct analyzer *an, int32_t tid, const char *comm,
 			return false;
 	}
 	return true;
+}
+
+/* task_wanted() for what subscribers hear: it counts nothing */
+static bool task_wanted_quiet(struct analyzer *an, int32_t tid, const char *comm)
+{
+	uint64_t tu = an->counts.tgid_unknown, cu = an->counts.cgroup_unknown;
+	int32_t tgid;
+	bool w = task_wanted(an, tid, comm, &tgid);
+
+	an->counts.tgid_unknown = tu;
+	an->counts.cgroup_unknown = cu;
+	return w;
 }
 
 /* Is @tid selected by -p/-t (comm aside)? Idle and unknown are not. */
@@ -277,6 +327,12 @@ static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, in
 	case KEY_COMM:
 		id = comm_group_id(an, tid, &comm);
 		break;
+	case KEY_CGROUP:
+		/* 0 (unknown) where no cgroup can be told */
+		id = an->cfg.cgroup_of ? an->cfg.cgroup_of(tid, an->cfg.group_arg) : 0;
+		if (id < 0)
+			id = 0;
+		break;
 	case KEY_PID:
 		if (tgid == -2)
 			tgid = tid == IDLE_TID ? 0 : tgid_lookup(an, tid);
@@ -291,6 +347,8 @@ static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, in
 	g = groups_get(&m->groups, id);
 	if (!g)
 		return NULL;
+	if (an->cfg.key == KEY_CGROUP && !g->label && g->id != GROUP_OTHER && an->cfg.cgroup_names)
+		an->cfg.cgroup_names((int)id, &g->label, &g->path, an->cfg.group_arg);
 	/* a process is named for itself, whichever thread's interval this is */
 	/* a thread with no name in the event (perf's switch records) too */
 	if (((an->cfg.key == KEY_PID && (tid != tgid || !comm || !comm[0])) ||
@@ -305,12 +363,28 @@ static struct group *group_of_n(struct analyzer *an, struct an_mode_state *m, in
 		}
 	}
 	if (comm && comm[0] && an->cfg.key != KEY_CPU && an->cfg.key != KEY_NONE &&
+	    an->cfg.key != KEY_CGROUP &&
 	    (an->cfg.key == KEY_TID || an->cfg.key == KEY_COMM || tid == tgid ||
 	     (!g->named && !g->comm[0]))) {
 		comm_copy(g->comm, comm);
 		g->named |= an->cfg.key == KEY_PID && tid == tgid;
 	}
 	return g;
+}
+
+/*
+ * --by cgroup: a stack entry is a thread's in its cgroup, STACK_ID_CGROUP
+ * (its cgroup id above the thread id): user frames are one process's, and
+ * the line begins with the cgroup's name, then the thread's
+ */
+static int64_t cgroup_stack_id(struct analyzer *an, int64_t id, int32_t tid)
+{
+	int cg;
+
+	if (an->cfg.key != KEY_CGROUP)
+		return id;
+	cg = an->cfg.cgroup_of && tid > 0 ? an->cfg.cgroup_of(tid, an->cfg.group_arg) : 0;
+	return STACK_ID_CGROUP(cg < 0 ? 0 : cg, id);
 }
 
 static struct group *group_of(struct analyzer *an, struct an_mode_state *m, int32_t tid,
@@ -329,29 +403,119 @@ static struct group *record(struct analyzer *an, struct an_mode_state *m, uint64
 	return g;
 }
 
-/* What a switch-out in @state began: a sleep (S), a D wait, another block, or none. */
-enum blk_kind { BLK_S, BLK_D, BLK_OTHER, BLK_NONE };
+/* what the subscribers hear */
+static void emit_wait(const struct analyzer *an, const struct an_wait *w)
+{
+	unsigned i;
 
-static enum blk_kind blk_kind(const struct analyzer *an, int64_t state)
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].wait)
+			an->sinks[i].wait(an->sinks[i].arg, w);
+}
+
+static void emit_off(const struct analyzer *an, const struct an_off *o)
+{
+	unsigned i;
+
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].off)
+			an->sinks[i].off(an->sinks[i].arg, o);
+}
+
+static void emit_slice(const struct analyzer *an, const struct an_slice *sl)
+{
+	unsigned i;
+
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].slice)
+			an->sinks[i].slice(an->sinks[i].arg, sl);
+}
+
+/* subscribers' run-queue length: @t joins @cpu's queue, or leaves its own */
+static void queue_in(struct analyzer *an, struct task *t, int32_t cpu, uint64_t ts)
+{
+	unsigned i;
+
+	if (!an->want_queue || t->queued_on || cpu < 0 || cpu >= AN_MAX_CPUS)
+		return;
+	/* with -p/-t/-c/--cgroup/-- COMMAND, only the selected tasks' queueing */
+	if (!task_wanted_quiet(an, t->tid, t->comm[0] ? t->comm : NULL))
+		return;
+	t->queued_on = cpu + 1;
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].queue)
+			an->sinks[i].queue(an->sinks[i].arg, cpu, ts, 1);
+}
+
+static void queue_out(const struct analyzer *an, struct task *t, uint64_t ts)
+{
+	unsigned i;
+
+	if (!t->queued_on)
+		return;
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].queue)
+			an->sinks[i].queue(an->sinks[i].arg, t->queued_on - 1, ts, -1);
+	t->queued_on = 0;
+}
+
+static void emit_sample(struct analyzer *an, const struct sched_event *ev)
+{
+	struct an_sample sm;
+	unsigned i;
+
+	if (!an->nsinks || ev->pid <= 0)
+		return;
+	sm = (struct an_sample){
+		.ts = ev->ts, .period_ns = ev->period, .tid = ev->pid, .tgid = ev->next_pid,
+		.cpu = ev->cpu, .kframes = ev->stack, .uframes = ev->ustack,
+		.kdepth = ev->stack_depth, .udepth = ev->ustack_depth,
+	};
+	sm.selected = task_wanted_quiet(an, ev->pid, NULL);
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].sample)
+			an->sinks[i].sample(an->sinks[i].arg, &sm);
+}
+
+static void emit_wake(struct analyzer *an, const struct sched_event *ev)
+{
+	struct an_wake w;
+	unsigned i;
+
+	if (!an->nsinks || ev->pid <= 0)
+		return;
+	w.ts = ev->ts;
+	w.cpu = ev->cpu;
+	w.type = ev->type;
+	w.tid = ev->pid;
+	w.waker = ev->common_pid;
+	w.selected = task_wanted_quiet(an, ev->pid, ev->comm);
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].wake)
+			an->sinks[i].wake(an->sinks[i].arg, &w);
+}
+
+/* What a switch-out in @state began: AN_BLK_S (a sleep), _D, _OTHER (another block), _NONE. */
+static unsigned blk_kind(const struct analyzer *an, int64_t state)
 {
 	if (state == SCHED_STATE_UNKNOWN)
-		return BLK_OTHER;
+		return AN_BLK_OTHER;
 	if ((uint64_t)state & an->s_bits)
-		return BLK_S;
+		return AN_BLK_S;
 	if ((uint64_t)state & an->d_bits)
-		return BLK_D;
-	return sched_state_runnable(&an->cfg.states, state) ? BLK_NONE : BLK_OTHER;
+		return AN_BLK_D;
+	return sched_state_runnable(&an->cfg.states, state) ? AN_BLK_NONE : AN_BLK_OTHER;
 }
 
 /* @ns of blocked time of @kind onto the three sums that split it. */
-static void add_blk(uint64_t *s_ns, uint64_t *d_ns, uint64_t *other_ns, enum blk_kind kind,
+static void add_blk(uint64_t *s_ns, uint64_t *d_ns, uint64_t *other_ns, unsigned kind,
 		    uint64_t ns)
 {
-	if (kind == BLK_S)
+	if (kind == AN_BLK_S)
 		*s_ns += ns;
-	else if (kind == BLK_D)
+	else if (kind == AN_BLK_D)
 		*d_ns += ns;
-	else if (kind == BLK_OTHER)
+	else if (kind == AN_BLK_OTHER)
 		*other_ns += ns;
 }
 
@@ -360,11 +524,22 @@ static void unmeasured(struct analyzer *an, int32_t tid, int32_t tgid, int32_t c
 		       const char *comm)
 {
 	struct group *g = group_of(an, &an->runq, tid, tgid, cpu, comm);
+	unsigned i;
 
 	an->counts.unmeasured++;
 	if (g)
 		g->unmeasured++;
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].unmeasured)
+			an->sinks[i].unmeasured(an->sinks[i].arg, tid);
 }
+
+/*
+ * How far a sched_waking may come before the blocked switch-out it ends and
+ * still start that wait: the waker raced the sleep (the sleeper's
+ * sched_switch is recorded after its dequeue, the waking at ttwu's start)
+ */
+#define WAKING_RACE_NS (50 * 1000ULL)
 
 /* set_start() states for run-queue starts: must not replace one; preempted */
 #define START_KEEP 1
@@ -386,7 +561,7 @@ static struct task *set_start(struct analyzer *an, int32_t tid, const char *comm
 		return t;	/* perf sched: the first wakeup wins */
 	/* how the run-queue wait began: a preemption, or a wakeup */
 	if (flag == TASK_RUNQ)
-		t->flags = (t->flags & ~(TASK_PREEMPTED | TASK_BLOCKED)) |
+		t->flags = (t->flags & ~(TASK_PREEMPTED | TASK_BLOCKED | TASK_WAKING)) |
 			   (state == START_PREEMPT ? TASK_PREEMPTED : 0);
 	t->flags |= flag;
 	if (flag == TASK_RUNQ) {
@@ -396,6 +571,10 @@ static struct task *set_start(struct analyzer *an, int32_t tid, const char *comm
 		t->off_ts = ts;
 		t->off_state = state;
 		t->wake_ts = 0;
+		t->waker = 0;
+		t->waker_kstack = 0;
+		t->waking_ts = 0;
+		t->waker_comm[0] = '\0';
 	}
 	return t;
 }
@@ -406,6 +585,8 @@ static struct task *set_start(struct analyzer *an, int32_t tid, const char *comm
  */
 static bool clear_start(struct analyzer *an, struct task *t, unsigned flag)
 {
+	if (flag & TASK_RUNQ)
+		queue_out(an, t, an->now);
 	t->flags &= ~flag;
 	if (flag & TASK_RUNQ)
 		t->flags &= ~TASK_PREEMPTED;
@@ -439,9 +620,10 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 		     int32_t cpu, const char *comm, uint64_t wake_ns)
 {
 	const struct an_cfg *c = &an->cfg;
-	uint64_t d = end - t->off_ts;
-	enum blk_kind kind;
+	uint64_t d = end - t->off_ts, bd;
+	unsigned kind;
 	struct group *g;
+	bool blocked;
 
 	/* --state applies to how the interval began */
 	if (!off_state_wanted(c, t->off_state))
@@ -458,9 +640,28 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 	 * for a CPU after it is run-queue time, counted there)
 	 */
 	kind = blk_kind(an, t->off_state);
-	if (c->triage && t->off_state != SCHED_STATE_UNKNOWN && kind != BLK_NONE) {
-		uint64_t bd = d > wake_ns ? d - wake_ns : 0;
+	blocked = t->off_state != SCHED_STATE_UNKNOWN && kind != AN_BLK_NONE;
+	bd = blocked && d > wake_ns ? d - wake_ns : 0;
+	if (an->nsinks) {
+		struct an_off o = {
+			.start_ns = t->off_ts, .end_ns = end, .wake_ns = t->wake_ts,
+			.tid = t->tid, .cpu = cpu, .comm = comm_or_lookup(an, t->tid, comm),
+			.state = t->off_state, .blocked_ns = bd,
+			.blk = blocked ? (uint8_t)kind : AN_BLK_NONE,
+			.kstack = t->kstack, .ustack = t->ustack,
+			.waker = t->waker, .waker_kstack = t->waker_kstack,
+			.waking_ns = t->waking_ts, .waker_comm = "",
+		};
 
+		if (t->waker)
+			o.waker_comm = comm_or_lookup(an, t->waker, t->waker_comm);
+
+		if (tgid == -2)
+			tgid = tgid_lookup(an, t->tid);
+		o.tgid = tgid;
+		emit_off(an, &o);
+	}
+	if (c->triage && blocked) {
 		g = record(an, &an->blk, bd, t->tid, tgid, cpu, comm);
 		if (g)
 			add_blk(&g->blk_s_ns, &g->blk_d_ns, &g->blk_other_ns, kind, bd);
@@ -477,6 +678,7 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 			if (c->key == KEY_PID)
 				id = tgid >= 0 ? tgid : t->tid;
 		}
+		id = cgroup_stack_id(an, id, t->tid);
 		if (((c->stacks & AN_KSTACK) && !t->kstack) ||
 		    ((c->stacks & AN_USTACK) && !t->ustack))
 			an->counts.no_stack++;
@@ -485,6 +687,107 @@ static int close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t 
 			     t->ustack, d);
 	}
 	return 1;
+}
+
+/*
+ * A run-queue wait of @tid from @start to its switch-in @ev ended: into its
+ * group's histogram and to the subscribers. Returns the wait when it began
+ * with a wakeup (the part of the blocked interval spent waiting for a
+ * CPU), 0 for a preemption or a negative delta (counted).
+ */
+static uint64_t measured_wait(struct analyzer *an, const struct sched_event *ev, uint64_t start,
+			      bool preempted, int32_t tid, int32_t tgid, const char *comm)
+{
+	if (ev->ts < start) {
+		an->runq.inc.negative++;
+		return 0;
+	}
+	record(an, &an->runq, ev->ts - start, tid, tgid, ev->cpu, comm);
+	if (an->nsinks) {
+		/* names the event lacks (perf's switch records): the lookup's */
+		struct an_wait w = {
+			.start_ns = start, .end_ns = ev->ts, .tid = tid, .cpu = ev->cpu,
+			.comm = comm_or_lookup(an, tid, comm), .preempted = preempted,
+			.prev_tid = ev->pid > 0 ? ev->pid : 0,
+			.prev_comm = ev->pid > 0 ? comm_or_lookup(an, ev->pid, ev->comm) : "",
+		};
+
+		w.tgid = tgid >= -1 ? tgid : tgid_lookup(an, tid);
+		emit_wait(an, &w);
+	}
+	if (preempted)
+		return 0;
+	an->counts.runq_wake_ns += ev->ts - start;
+	return ev->ts - start;
+}
+
+/* @ev, a switch-in, is from the idle task of a CPU idle since @ts or earlier */
+static bool idle_since_before(const struct analyzer *an, const struct sched_event *ev, uint64_t ts)
+{
+	return ev->pid == 0 && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS && an->idle_since[ev->cpu] &&
+	       an->idle_since[ev->cpu] <= ts;
+}
+
+/* next_pid was switched in on ev->cpu: its run-queue wait ends. Returns the
+ * wakeup's part of its blocked interval; *tp NULL when the entry went. */
+static uint64_t runq_switch_in(struct analyzer *an, const struct sched_event *ev,
+			       struct task **tp, bool wanted, int32_t tgid, const char *comm)
+{
+	struct task *t = *tp;
+	int32_t tid = ev->next_pid;
+	uint64_t wake_ns = 0;
+
+	if (t && (t->flags & TASK_RUNQ)) {
+		if (wanted)
+			wake_ns = measured_wait(an, ev, t->runq_ts, t->flags & TASK_PREEMPTED, tid,
+						tgid, comm);
+		if (clear_start(an, t, TASK_RUNQ))
+			*tp = NULL;
+	} else if (t && (t->flags & TASK_BLOCKED)) {
+		/*
+		 * it blocked in the window and its sched_wakeup is not in the
+		 * trace (this host's kernel drops those of an idle CPU): its
+		 * sched_waking, in the waker's context, starts the wait
+		 */
+		if (wanted && t->waking_ts && t->waking_ts <= ev->ts &&
+		    idle_since_before(an, ev, t->waking_ts)) {
+			/*
+			 * onto a CPU idle since before the waking: the kernel
+			 * queued it when that CPU left idle, and it ran at once
+			 * (nothing else was queued there): from the waking would
+			 * add the wake-up's IPI and idle exit, which schedstat's
+			 * run_delay and runqlat do not count
+			 */
+			wake_ns = measured_wait(an, ev, ev->ts, false, tid, tgid, comm);
+			an->counts.from_waking++;
+			an->counts.onto_idle++;
+		} else if (wanted && t->waking_ts && t->waking_ts <= ev->ts) {
+			wake_ns = measured_wait(an, ev, t->waking_ts, false, tid, tgid, comm);
+			an->counts.from_waking++;
+		} else if (wanted && an->cfg.compat != COMPAT_PERF &&
+			   idle_since_before(an, ev, t->runq_ts)) {
+			/*
+			 * no waking either: woken in an interrupt on an idle
+			 * CPU (a timer, an I/O completion), which this kernel
+			 * does not record, onto a CPU idle all the time it was
+			 * blocked: the same switch from idle, 0 (not as perf
+			 * sched, which counts from a waking only)
+			 */
+			wake_ns = measured_wait(an, ev, ev->ts, false, tid, tgid, comm);
+			an->counts.idle_woken++;
+		} else if (wanted) {
+			unmeasured(an, tid, tgid, ev->cpu, comm);
+		}
+		if (clear_start(an, t, TASK_BLOCKED))
+			*tp = NULL;
+	} else if (t && (t->flags & TASK_NEW)) {
+		/* created in the window: its sched_wakeup_new is not in the trace */
+		if (wanted)
+			unmeasured(an, tid, tgid, ev->cpu, comm);
+	} else if (wanted) {
+		an->runq.inc.open_at_start++;
+	}
+	return wake_ns;
 }
 
 /* next_pid was switched in on ev->cpu: close its pending intervals */
@@ -501,37 +804,8 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 	if (!comm && t && t->comm[0])
 		comm = t->comm;
 	wanted = task_wanted(an, tid, comm, &tgid);
-
-	if (an->cfg.modes & AN_RUNQ) {
-		if (t && (t->flags & TASK_RUNQ)) {
-			if (wanted) {
-				if (ev->ts < t->runq_ts) {
-					an->runq.inc.negative++;
-				} else {
-					record(an, &an->runq, ev->ts - t->runq_ts,
-					       tid, tgid, ev->cpu, comm);
-					if (!(t->flags & TASK_PREEMPTED)) {
-						wake_ns = ev->ts - t->runq_ts;
-						an->counts.runq_wake_ns += wake_ns;
-					}
-				}
-			}
-			if (clear_start(an, t, TASK_RUNQ))
-				t = NULL;
-		} else if (t && (t->flags & TASK_BLOCKED)) {
-			/* it blocked in the window: its wakeup is not in the trace */
-			if (wanted)
-				unmeasured(an, tid, tgid, ev->cpu, comm);
-			if (clear_start(an, t, TASK_BLOCKED))
-				t = NULL;
-		} else if (t && (t->flags & TASK_NEW)) {
-			/* created in the window: its sched_wakeup_new is not in the trace */
-			if (wanted)
-				unmeasured(an, tid, tgid, ev->cpu, comm);
-		} else if (wanted) {
-			an->runq.inc.open_at_start++;
-		}
-	}
+	if (an->cfg.modes & AN_RUNQ)
+		wake_ns = runq_switch_in(an, ev, &t, wanted, tgid, comm);
 	/*
 	 * t is NULL if its entry was deleted above; else still valid: only
 	 * clear_start() removes entries, only set_start()/note_new() add them
@@ -546,8 +820,8 @@ static void switch_in(struct analyzer *an, const struct sched_event *ev)
 			an->off.inc.open_at_start++;
 		}
 	}
-	if (t && (t->flags & TASK_NEW))
-		clear_start(an, t, TASK_NEW);
+	if (t && (t->flags & (TASK_NEW | TASK_WAKING)))
+		clear_start(an, t, TASK_NEW | TASK_WAKING);
 }
 
 /*
@@ -583,7 +857,11 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 	if (c->modes & AN_RUNQ) {
 		if (runnable) {
 			/* preempted: waits on the run queue from now */
-			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, START_PREEMPT);
+			struct task *t = set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts,
+						   START_PREEMPT);
+
+			if (t)
+				queue_in(an, t, ev->cpu, ev->ts);
 		} else {
 			/*
 			 * Blocked: a start left by a wakeup that raced with
@@ -600,10 +878,16 @@ static void switch_out(struct analyzer *an, const struct sched_event *ev)
 			if (((uint64_t)ev->prev_state & an->dead_bits) ||
 			    sched_state_runnable(&c->states, ev->prev_state)) {
 				t = tasktab_find(&an->tasks, ev->pid);
-				if (t && (t->flags & (TASK_RUNQ | TASK_BLOCKED)))
-					clear_start(an, t, TASK_RUNQ | TASK_BLOCKED);
+				if (t && (t->flags & (TASK_RUNQ | TASK_BLOCKED | TASK_WAKING)))
+					clear_start(an, t, TASK_RUNQ | TASK_BLOCKED | TASK_WAKING);
 			} else if ((t = tasktab_get(&an->tasks, ev->pid))) {
-				t->flags = (t->flags & ~(TASK_RUNQ | TASK_PREEMPTED)) | TASK_BLOCKED;
+				queue_out(an, t, ev->ts);
+				/* its next waking is this block's, or one that raced it */
+				if (!(t->flags & TASK_WAKING) || ev->ts - t->waking_ts > WAKING_RACE_NS)
+					t->waking_ts = 0;
+				t->runq_ts = ev->ts;	/* blocked since (a wakeup replaces it) */
+				t->flags = (t->flags & ~(TASK_RUNQ | TASK_PREEMPTED | TASK_WAKING)) |
+					   TASK_BLOCKED;
 			} else {
 				an->counts.state_overflow++;
 			}
@@ -652,6 +936,19 @@ static void infer_switch(struct analyzer *an, int32_t cpu, const struct sched_ev
 	an->counts.missed_switch++;
 	if (an->in_tid)
 		an->in_tid[cpu] = 0;	/* its running time is unknown */
+	if (out > 0 && an->nsinks && an->slice_ts) {
+		/* the stretch it had: to the CPU's last event at least */
+		struct an_slice sl = {
+			.start_ns = an->slice_ts[cpu] && an->slice_ts[cpu] <= ts ?
+				    an->slice_ts[cpu] : 0,
+			.end_ns = ts, .tid = out, .cpu = cpu,
+			.comm = an->cur_comm ? an->cur_comm[cpu] : "",
+			.state = SCHED_STATE_UNKNOWN, .lost = true,
+			.selected = task_wanted_quiet(an, out, NULL),
+		};
+
+		emit_slice(an, &sl);
+	}
 	if (out > 0 && (an->cfg.modes & AN_OFFCPU)) {
 		t = tasktab_find(&an->tasks, out);
 		if (!t || !(t->flags & TASK_OFF))
@@ -708,6 +1005,18 @@ static void attach_stack(struct analyzer *an, const struct sched_event *ev)
 	struct task *t;
 	uint32_t id;
 
+	/* the waker's stack, right after its sched_waking on that CPU */
+	if (an->wake_stack_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS &&
+	    an->wake_stack_tid[ev->cpu] > 0) {
+		int32_t woken = an->wake_stack_tid[ev->cpu];
+
+		an->wake_stack_tid[ev->cpu] = 0;
+		t = tasktab_find(&an->tasks, woken);
+		if (t && (t->flags & TASK_OFF) && ev->type == SEV_KSTACK &&
+		    (an->cfg.stacks & AN_KSTACK))
+			t->waker_kstack = stacktab_intern(&an->kstacks, ev->stack, ev->stack_depth);
+		return;
+	}
 	/* a recording with stacks read by an analysis that wants none */
 	if (!an->stack_tid)
 		return;
@@ -738,10 +1047,105 @@ static void note_wakeup(struct analyzer *an, const struct sched_event *ev)
 		t->wake_ts = ev->ts;
 }
 
+/*
+ * A wakeup starts a run-queue wait; for subscribers the task joins the
+ * queue of the CPU it was woken onto, unless it is still running there
+ * (woken before it switched out: it was never off the queue)
+ */
+static void wake_start(struct analyzer *an, const struct sched_event *ev, int64_t keep)
+{
+	struct task *t = set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, keep);
+	int32_t cpu = ev->has_target ? ev->target_cpu : ev->cpu;
+
+	if (t && an->want_queue && cpu >= 0 && cpu < AN_MAX_CPUS && an->cur[cpu] != ev->pid)
+		queue_in(an, t, cpu, ev->ts);
+}
+
+/*
+ * A switch on ev->cpu ends the stretch of the task the trace had there
+ * (@was): told to the subscribers when its start is known, and starts
+ * next_pid's.
+ */
+static void slice_switch(struct analyzer *an, const struct sched_event *ev, int32_t was)
+{
+	uint64_t *at = &an->slice_ts[ev->cpu];
+	bool on = an->cfg.modes & AN_ONCPU;
+	bool selected = ev->pid > 0 && task_wanted_quiet(an, ev->pid, ev->comm);
+	bool known = *at && was == ev->pid && ev->ts >= *at;
+	struct an_slice sl = {
+		.start_ns = known ? *at : 0, .end_ns = ev->ts, .tid = ev->pid > 0 ? ev->pid : 0,
+		.cpu = ev->cpu, .next_tid = ev->next_pid > 0 ? ev->next_pid : 0,
+		.comm = ev->comm ? ev->comm : "", .state = ev->prev_state, .selected = selected,
+	};
+
+	sl.next_selected = ev->next_pid > 0 && an->nsinks &&
+			   task_wanted_quiet(an, ev->next_pid, ev->next_comm);
+	if (known && selected && on)
+		record(an, &an->on, ev->ts - *at, ev->pid, -2, ev->cpu, ev->comm);
+	else if (selected && on && was < 0)
+		an->on.inc.open_at_start++;	/* its switch-in: before the window */
+	else if (selected && on)
+		an->counts.slice_unmeasured++;	/* ... or lost in a gap */
+	emit_slice(an, &sl);
+	*at = ev->ts;
+}
+
+/*
+ * sched_waking of a thread that blocked in the window: where its run-queue
+ * wait starts if the sched_wakeup after it is lost
+ */
+static void note_waking(struct analyzer *an, const struct sched_event *ev)
+{
+	struct task *t = tasktab_find(&an->tasks, ev->pid);
+
+	if (t && (t->flags & TASK_BLOCKED)) {
+		t->waking_ts = ev->ts;
+		return;
+	}
+	/*
+	 * not known to be blocked yet: sched_waking fires before the
+	 * sleeper's own sched_switch is recorded when the waker races its
+	 * sleep; kept for a switch-out that follows at once
+	 */
+	if (t || (an->cfg.modes & AN_RUNQ)) {
+		if (!t)
+			t = tasktab_get(&an->tasks, ev->pid);
+		if (!t)
+			return;	/* the table is full: no start to lose */
+		if (!(t->flags & TASK_RUNQ)) {
+			t->flags |= TASK_WAKING;
+			t->waking_ts = ev->ts;
+		}
+	}
+}
+
+/*
+ * sched_waking fires in the waker's context: the task current on the CPU
+ * woke ev->pid, whose off-CPU interval it ends; the stack after it is the
+ * waker's. The last waking before the thread runs wins, as offwaketime's.
+ */
+static void note_waker(struct analyzer *an, const struct sched_event *ev)
+{
+	struct task *t = tasktab_find(&an->tasks, ev->pid);
+
+	if (t && (t->flags & TASK_BLOCKED))
+		t->waking_ts = ev->ts;	/* the run-queue wait's start, if its wakeup is lost */
+	if (!t || !(t->flags & TASK_OFF) || ev->ts < t->off_ts || ev->common_pid <= 0)
+		return;
+	t->waker = ev->common_pid;
+	t->waking_ts = ev->ts;
+	t->waker_kstack = 0;
+	comm_copy(t->waker_comm, ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS &&
+		  an->cur[ev->cpu] == ev->common_pid ? an->cur_comm[ev->cpu] : "");
+	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+		an->wake_stack_tid[ev->cpu] = ev->pid;
+}
+
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 {
 	if (ev->type < SEV_NTYPES)
 		an->counts.events[ev->type]++;
+	an->now = ev->ts;
 	/* the backend merges CPUs in time order; say so if it could not */
 	if (ev->ts < an->last_ts)
 		an->counts.late++;
@@ -756,19 +1160,45 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 	if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS && ev->type < SEV_KSTACK) {
 		int32_t *cur = &an->cur[ev->cpu];
 
-		if (*cur >= 0 && *cur != ev->common_pid)
+		/* an event in a task's context: the CPU is not idle (any more) */
+		if (ev->common_pid != 0)
+			an->idle_since[ev->cpu] = 0;
+		if (*cur >= 0 && *cur != ev->common_pid) {
 			infer_switch(an, ev->cpu, ev);
+			if (an->slice_ts)
+				an->slice_ts[ev->cpu] = 0;	/* when it went on: unknown */
+		}
+		if (an->want_slices && ev->type == SEV_SWITCH)
+			slice_switch(an, ev, *cur);
+		if (an->cur_comm && (ev->type == SEV_SWITCH || *cur != ev->common_pid))
+			comm_copy(an->cur_comm[ev->cpu], ev->type == SEV_SWITCH && ev->next_comm ?
+				  ev->next_comm : "");
 		*cur = ev->type == SEV_SWITCH ? ev->next_pid : ev->common_pid;
 		an->cur_ts[ev->cpu] = ev->ts;
 	}
 
+	if (ev->type == SEV_SAMPLE) {
+		emit_sample(an, ev);
+		return;
+	}
+	/* in the writer's context: no switch, wakeup or stack of the task moved */
+	if (ev->type == SEV_CGROUP_ATTACH || ev->type == SEV_CGROUP_TRANSFER) {
+		if (an->cfg.cgroup_moved && ev->pid > 0)
+			an->cfg.cgroup_moved(ev->pid, ev->cg_root, ev->cg_path, an->cfg.group_arg);
+		return;
+	}
 	if (ev->type >= SEV_KSTACK) {
 		attach_stack(an, ev);
 		return;
 	}
 	if (an->stack_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
 		an->stack_tid[ev->cpu] = -1;
+	if (an->wake_stack_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+		an->wake_stack_tid[ev->cpu] = 0;	/* set again by a waking */
 
+	if (an->nsinks && (ev->type == SEV_WAKEUP || ev->type == SEV_WAKEUP_NEW ||
+			   ev->type == SEV_WAKING))
+		emit_wake(an, ev);
 	switch (ev->type) {
 	case SEV_WAKEUP:
 		/* perf sched counts from sched_waking instead */
@@ -782,8 +1212,7 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 			note_wakeup(an, ev);
 		/* last start wins, as in runqlat (the first, as in perf sched) */
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
-			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts,
-				  an->cfg.compat == COMPAT_PERF ? START_KEEP : 0);
+			wake_start(an, ev, an->cfg.compat == COMPAT_PERF ? START_KEEP : 0);
 		break;
 	case SEV_FORK:
 		note_new(an, ev->next_pid, NULL);
@@ -806,7 +1235,11 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 		break;
 	case SEV_WAKING:
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ) && an->cfg.compat == COMPAT_PERF)
-			set_start(an, ev->pid, ev->comm, TASK_RUNQ, ev->ts, START_KEEP);
+			wake_start(an, ev, START_KEEP);
+		if (an->cfg.wakers && ev->pid > 0)
+			note_waker(an, ev);
+		else if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
+			note_waking(an, ev);
 		break;
 	case SEV_SWITCH:
 		if (an->in_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
@@ -827,6 +1260,8 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 			e.next_pid = e.next_pid ? e.next_pid : IDLE_TID;
 			switch_in(an, &e);
 		}
+		if (ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
+			an->idle_since[ev->cpu] = ev->next_pid == 0 ? ev->ts : 0;
 		break;
 	default:
 		break;
@@ -867,6 +1302,7 @@ static struct group *add_totals(struct analyzer *an, struct an_mode_state *m, in
 void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 {
 	int32_t tgid = -2;
+	unsigned i;
 
 	if (t->tid <= 0 || !task_wanted(an, t->tid, t->comm, &tgid))
 		return;
@@ -874,6 +1310,9 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 		add_totals(an, &an->runq, t->tid, tgid, t->comm, t->runq_n, t->runq_ns);
 	if (an->cfg.modes & AN_OFFCPU)
 		add_totals(an, &an->off, t->tid, tgid, t->comm, t->off_n, t->off_ns);
+	/* switched in pcount times, for exec time in all */
+	if (an->cfg.modes & AN_ONCPU)
+		add_totals(an, &an->on, t->tid, tgid, t->comm, t->runq_n, t->oncpu_ns);
 	if (an->cfg.triage) {
 		struct group *g = add_totals(an, &an->blk, t->tid, tgid, t->comm, t->blk_n,
 					     t->blk_ns);
@@ -888,6 +1327,11 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 	an->counts.blocked_s_ns += t->s_ns;
 	an->counts.blocked_d_ns += t->d_ns;
 	an->counts.blocked_other_ns += t->other_ns;
+	if (tgid == -2)
+		tgid = tgid_lookup(an, t->tid);
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].totals)
+			an->sinks[i].totals(an->sinks[i].arg, t, tgid);
 }
 
 void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
@@ -904,6 +1348,7 @@ void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
 			tgid = tid > 0 ? tgid_lookup(an, tid) : -1;
 		id = tgid >= 0 ? tgid : tid;
 	}
+	id = cgroup_stack_id(an, id, tid);
 	k = depth ? stacktab_intern(&an->kstacks, frames, depth) : 0;
 	if (!k)
 		an->counts.no_stack += n;
@@ -955,10 +1400,42 @@ unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_re
 	return n;
 }
 
+/* the sinks hear of @t's off-CPU interval, open at the window's end */
+static void open_off(struct analyzer *an, const struct task *t, int32_t tgid)
+{
+	struct an_off o;
+	unsigned i;
+
+	for (i = 0; i < an->nsinks && !an->sinks[i].open_off; i++)
+		;
+	if (i == an->nsinks)
+		return;
+	if (tgid == -2)
+		tgid = tgid_lookup(an, t->tid);
+	o = (struct an_off){ .start_ns = t->off_ts, .end_ns = an->last_ts,
+			    .wake_ns = t->wake_ts, .waking_ns = t->waking_ts, .tid = t->tid,
+			    .tgid = tgid, .cpu = -1, .comm = t->comm, .state = t->off_state,
+			    .kstack = t->kstack, .ustack = t->ustack, .waker = t->waker,
+			    .waker_comm = t->waker_comm, .waker_kstack = t->waker_kstack };
+
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].open_off)
+			an->sinks[i].open_off(an->sinks[i].arg, &o);
+}
+
 void analyzer_finish(struct analyzer *an)
 {
 	uint32_t i;
 
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].finish)
+			an->sinks[i].finish(an->sinks[i].arg, an->last_ts);
+
+	/* threads on a CPU when the window closed: their slice is open */
+	for (i = 0; (an->cfg.modes & AN_ONCPU) && i < AN_MAX_CPUS; i++)
+		if (an->slice_ts[i] && an->cur[i] > 0 &&
+		    task_wanted_quiet(an, an->cur[i], NULL))
+			an->on.inc.open_at_end++;
 	/* threads still running when the window closed */
 	for (i = 0; an->in_tid && i < AN_MAX_CPUS; i++)
 		if (an->in_tid[i] && an->last_ts > an->in_ts[i])
@@ -974,13 +1451,22 @@ void analyzer_finish(struct analyzer *an)
 			an->runq.inc.open_at_end++;
 		if ((t->flags & TASK_OFF) && off_state_wanted(&an->cfg, t->off_state))
 			an->off.inc.open_at_end++;
+		if (t->flags & TASK_OFF)
+			open_off(an, t, tgid);
 	}
 }
 
 void analyzer_next_interval(struct analyzer *an)
 {
+	unsigned i;
+
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].boundary)
+			an->sinks[i].boundary(an->sinks[i].arg);
 	groups_clear(&an->runq.groups);
 	groups_clear(&an->off.groups);
+	groups_clear(&an->on.groups);
+	memset(&an->on.inc, 0, sizeof(an->on.inc));
 	groups_clear(&an->blk.groups);
 	memset(&an->blk.inc, 0, sizeof(an->blk.inc));
 	if (an->cfg.stacks)

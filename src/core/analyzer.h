@@ -2,7 +2,9 @@
 /*
  * The analyzer: turns a time-ordered stream of sched events into run-queue
  * latency and off-CPU intervals, filtered and grouped into histograms.
- * Pure: no I/O except through the tgid resolver the caller provides.
+ * Pure: no I/O of its own; the caller's callbacks (tgid_of, comm_of,
+ * in_cgroup, the late-stacks reader) may read /proc, and the analyses that
+ * subscribed (analyzer_subscribe) hear what it measured.
  */
 #ifndef OFFCPU_ANALYZER_H
 #define OFFCPU_ANALYZER_H
@@ -19,6 +21,7 @@
 enum an_mode {
 	AN_RUNQ = 0x1,		/* wakeup/wakeup_new/preempt -> switch-in */
 	AN_OFFCPU = 0x2,	/* switch-out -> switch-in */
+	AN_ONCPU = 0x4,		/* switch-in -> switch-out: a timeslice */
 };
 
 enum an_stacks {
@@ -39,7 +42,115 @@ enum an_key {
 	KEY_TID,		/* per thread */
 	KEY_CPU,		/* per CPU the interval ended on */
 	KEY_COMM,		/* per thread name: a build's processes by tool */
+	KEY_CGROUP,		/* per cgroup (a container): cfg.cgroup_of's ids */
 };
+
+/*
+ * What the analyzer measures, told to the analyses that subscribed
+ * (analyzer_subscribe), each as it happens in trace time. Pointers are
+ * borrowed for the call.
+ */
+struct an_wait {		/* a run-queue wait of a selected thread ended */
+	uint64_t start_ns, end_ns;	/* runnable (woken, new, preempted) -> on a CPU */
+	int32_t tid, tgid, cpu;		/* tgid -1 unknown; cpu: where it ran */
+	const char *comm;
+	bool preempted;			/* it began with a preemption */
+	int32_t prev_tid;		/* the task switched out for it (0: idle) */
+	const char *prev_comm;		/* ... its name, "" unknown */
+};
+
+struct an_off {			/* an off-CPU interval of a selected thread ended */
+	uint64_t start_ns, end_ns;	/* switched out -> switched in */
+	uint64_t wake_ns;		/* its wakeup (0: none seen: preempted, or lost) */
+	uint64_t waking_ns;		/* cfg.wakers: its sched_waking, 0 none */
+	int32_t tid, tgid, cpu;		/* tgid -1 unknown; cpu: where it ran again */
+	const char *comm;
+	int64_t state;			/* prev_state at the switch-out */
+	/*
+	 * began blocked (not preempted, its state known): the part up to its
+	 * wakeup (the wait for a CPU after it is run-queue time), in the
+	 * state it began in: AN_BLK_S, AN_BLK_D or AN_BLK_OTHER; else
+	 * AN_BLK_NONE and 0
+	 */
+	uint64_t blocked_ns;
+	uint8_t blk;
+	uint32_t kstack, ustack;	/* its stacks in an->kstacks/ustacks, 0 none */
+	int32_t waker;			/* who woke it (the waking event's task), 0 unknown */
+	const char *waker_comm;		/* "" unknown */
+	uint32_t waker_kstack, waker_ustack;	/* the waker's stacks there, 0 none */
+};
+
+enum { AN_BLK_S, AN_BLK_D, AN_BLK_OTHER, AN_BLK_NONE };	/* an_off.blk */
+
+struct an_slice {		/* a task's stretch on a CPU: switch-in -> switch-out */
+	uint64_t start_ns, end_ns;	/* start 0: not known (before the window, or a
+					 * switch the trace lost) */
+	int32_t tid, cpu;		/* tid 0: the CPU idled */
+	int32_t next_tid;		/* the task switched in at end_ns (0: idle) */
+	bool next_selected;		/* ... passes the filters */
+	const char *comm;		/* "" unknown */
+	int64_t state;			/* prev_state it left in */
+	bool selected;			/* the task passes -p/-t/-c/--cgroup/-- COMMAND */
+	/*
+	 * the trace lost this switch: @tid left at or after end_ns (the
+	 * CPU's last event before the gap), for a task not known (next_tid
+	 * 0), its state unknown
+	 */
+	bool lost;
+};
+
+struct an_wake {		/* a wakeup edge: sched_waking, _wakeup or _wakeup_new */
+	uint64_t ts;
+	int32_t cpu;			/* where the event was recorded */
+	uint8_t type;			/* SEV_WAKING, SEV_WAKEUP, SEV_WAKEUP_NEW */
+	int32_t tid;			/* the woken thread */
+	int32_t waker;			/* the task current on @cpu (the waker, for
+					 * sched_waking) */
+	bool selected;			/* the woken thread passes the filters */
+};
+
+struct an_sample {		/* an on-CPU sample (SEV_SAMPLE) of a task */
+	uint64_t ts, period_ns;		/* period: the CPU time it stands for */
+	int32_t tid, tgid, cpu;
+	const uint64_t *kframes, *uframes;	/* innermost first; borrowed */
+	uint32_t kdepth, udepth;
+	bool selected;
+};
+
+struct an_thread;
+struct an_sink {
+	void *arg;
+	void (*sample)(void *arg, const struct an_sample *s);
+	/* each optional */
+	void (*wait)(void *arg, const struct an_wait *w);
+	void (*off)(void *arg, const struct an_off *o);
+	void (*slice)(void *arg, const struct an_slice *s);
+	void (*wake)(void *arg, const struct an_wake *w);
+	/*
+	 * a task joined (+1) or left (-1) @cpu's run queue at @ts: woken
+	 * (onto the wakeup's target CPU) or preempted, until it runs; a
+	 * wakeup of a task still running queues nothing
+	 */
+	void (*queue)(void *arg, int32_t cpu, uint64_t ts, int delta);
+	/* a run-queue wait of selected thread @tid the trace could not measure */
+	void (*unmeasured)(void *arg, int32_t tid);
+	/*
+	 * a sampling backend's totals of one selected thread for the interval
+	 * (analyzer_add_thread); @tgid its process, -1 unknown
+	 */
+	void (*totals)(void *arg, const struct an_thread *t, int32_t tgid);
+	/* the reporting interval ends (analyzer_next_interval) */
+	void (*boundary)(void *arg);
+	/*
+	 * at analyzer_finish: an off-CPU interval still open when the window
+	 * closed (end_ns: the last event's time; wake_ns its wakeup, 0 none yet)
+	 */
+	void (*open_off)(void *arg, const struct an_off *o);
+	/* the window ended at trace time @end_ns (analyzer_finish) */
+	void (*finish)(void *arg, uint64_t end_ns);
+};
+
+#define AN_MAX_SINKS 4
 
 /* Resolves a thread id to its process id; returns -1 when unknown. */
 typedef int32_t (*tgid_fn)(int32_t tid, void *arg);
@@ -64,6 +175,9 @@ struct an_cfg {
 	uint32_t max_stacks;		/* distinct stacks, and stack sums */
 	/* triage: on-CPU time, and off-CPU intervals that began blocked */
 	bool triage;
+	/* wakers: who woke each blocked thread (sched_waking) and, with -K,
+	 * from where (the stack that follows the waking) */
+	bool wakers;
 	tgid_fn tgid_of;
 	void *tgid_arg;		/* also comm_of's */
 	/* the name of task @pid (a process: its main thread's), 0 or -errno:
@@ -78,6 +192,23 @@ struct an_cfg {
 	/* --cgroup: is the thread in the cgroup? 1 yes, 0 no, -1 unknown */
 	int (*in_cgroup)(int32_t tid, void *arg);
 	void *cgroup_arg;
+	/*
+	 * --by cgroup: the cgroup thread @tid is in now, as a small id (>= 0;
+	 * the caller names it), or -errno; its arg is group_arg
+	 */
+	int (*cgroup_of)(int32_t tid, void *arg);
+	/* ... and cgroup @id's display name and full path (valid for the run) */
+	void (*cgroup_names)(int id, const char **label, const char **path, void *arg);
+	/*
+	 * ... and a cgroup move (SEV_CGROUP_*), in trace order: task @pid
+	 * (a thread, or a process's leader) moved to @path (NULL: the
+	 * record's string was malformed) in hierarchy @root. The caller
+	 * updates what cgroup_of answers, so every interval that ends after
+	 * the move is keyed by the new cgroup: an interval counts in the
+	 * cgroup its thread is in when it ends.
+	 */
+	void (*cgroup_moved)(int32_t pid, int32_t root, const char *path, void *arg);
+	void *group_arg;
 };
 
 /* Intervals that could not be measured, per mode. */
@@ -97,7 +228,6 @@ struct an_counts {
 	/* triage */
 	uint64_t oncpu_ns;		/* selected threads' time on a CPU */
 	uint64_t runq_wake_ns;		/* run-queue waits that began with a wakeup */
-	uint64_t dropped;		/* hist backend: the kernel's map was full */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
 	uint64_t inferred;		/* off-CPU intervals closed at the
@@ -106,6 +236,18 @@ struct an_counts {
 	uint64_t inferred_slack_ns;	/* ... by at most this much in all */
 	uint64_t unmeasured;		/* run-queue waits of selected threads
 					 * lost to such a gap */
+	uint64_t from_waking;		/* run-queue waits timed from sched_waking:
+					 * their sched_wakeup is not in the trace */
+	uint64_t onto_idle;		/* ... of those, woken onto a CPU idle since
+					 * before the waking: the wait is its switch
+					 * from idle (0), as the kernel counts it */
+	uint64_t idle_woken;		/* run-queue waits with no waking in the
+					 * trace either (woken in an idle CPU's
+					 * interrupt) onto a CPU idle since
+					 * before the thread blocked: its switch
+					 * from idle, 0 */
+	uint64_t slice_unmeasured;	/* on-CPU slices of selected threads
+					 * whose switch-in such a gap lost */
 	uint64_t off_unmeasured;	/* off-CPU intervals lost to one: the
 					 * thread left another CPU after this
 					 * one's last event, wakeup unseen */
@@ -131,11 +273,13 @@ struct analyzer {
 	struct an_cfg cfg;
 	struct tasktab tasks;
 	struct an_mode_state runq, off;
+	struct an_mode_state on;	/* AN_ONCPU: timeslices */
 	struct an_mode_state blk;	/* triage: off-CPU intervals begun blocked */
 	struct an_counts counts;
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
+	uint64_t now;		/* the time of the event being fed */
 	/*
 	 * Names of threads whose events carry none (perf's switch records),
 	 * for --by comm and for stack lines: looked up by thread,
@@ -150,7 +294,10 @@ struct analyzer {
 	} comm_cache[COMM_CACHE_SLOTS];
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
+	uint64_t *idle_since;	/* per CPU: when it switched to its idle task, 0 not idle */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
+	int32_t *wake_stack_tid;	/* wakers, per CPU: thread whose waker's stack comes next */
+	char (*cur_comm)[COMM_LEN];	/* wakers, per CPU: the running task's name */
 	int32_t *in_tid;	/* triage, per CPU: selected thread running, or 0 */
 	uint64_t *in_ts;	/* ... since when */
 	struct stacktab kstacks, ustacks;
@@ -160,12 +307,22 @@ struct analyzer {
 		uint32_t n, cap;
 		struct posindex index;
 	} follow;		/* -- COMMAND's tasks */
+	struct an_sink sinks[AN_MAX_SINKS];
+	unsigned nsinks;
+	bool want_slices;	/* a sink takes slices: slice_ts is kept */
+	bool want_queue;	/* a sink takes run-queue changes */
+	uint64_t *slice_ts;	/* per CPU: when its current task went on, 0 unknown */
 	struct { int32_t tid; int8_t in; } cg_cache[1 << TGID_CACHE_BITS];
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
 
 /* Returns 0 or a negative errno; the cfg is copied. */
 int analyzer_init(struct analyzer *an, const struct an_cfg *cfg);
+/*
+ * Tell @s what the analyzer measures from now on (before the first event).
+ * 0, -ENOSPC past AN_MAX_SINKS, -ENOMEM.
+ */
+int analyzer_subscribe(struct analyzer *an, const struct an_sink *s);
 void analyzer_fini(struct analyzer *an);
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
 /*
@@ -190,7 +347,8 @@ void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
  */
 static inline bool analyzer_partial(const struct analyzer *an)
 {
-	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0;
+	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0 ||
+	       an->counts.slice_unmeasured > 0;
 }
 
 /*

@@ -26,7 +26,7 @@ struct rec_scope {
 };
 
 /*
- * A window as a recording holds it: what record_close() writes into the
+ * A window as a recording holds it: what the recorder writes into the
  * file, and what recording() reads back from one.
  */
 struct backend_window {
@@ -35,7 +35,45 @@ struct backend_window {
 	const uint64_t *lost_per_cpu;	/* events lost per CPU, cumulative */
 	unsigned ncpu;			/* entries in lost_per_cpu */
 	bool kernel_stacks;		/* kernel stacks were captured */
+	uint64_t recovered;		/* switches taken from a second source (perf's
+					 * context-switch records): recorded as any */
+	const char *cmdlines;		/* "TID COMM" lines for saved_cmdlines, or
+					 * NULL: tracefs's own file */
+	const char *tgids;		/* "TID TGID" lines for saved_tgids, or NULL:
+					 * the instance's (none without one) */
 	struct rec_scope scope;
+	/*
+	 * --by cgroup: each thread's cgroup, "TID PATH" lines (the path below
+	 * the hierarchy's root, as the run named it), and what the run keyed
+	 * on ("the v1 hierarchy 1 (cpu) at ..."); NULL none. From
+	 * recording(): the recording's, or NULL.
+	 */
+	const char *cgroups, *cgroups_keyed;
+	/*
+	 * more metadata: "key=value" lines, each ending in a newline, or
+	 * NULL (a flight recording's trigger: flight=1 says the events
+	 * outside start_ns..end_ns are not the window's). From recording():
+	 * what saved a flight recording, in words (its flight_trigger), or NULL.
+	 */
+	const char *extra;
+};
+
+/* Where a recording's formats and per-CPU stats come from (rec_source). */
+struct backend_rec_src {
+	const char *tracefs;		/* tracefs root: events/.../format, saved_cmdlines */
+	const char *instance;		/* the backend's instance (per-CPU stats,
+					 * saved_tgids), or NULL: none (perf) */
+	unsigned ncpu;
+	size_t page_size;		/* of every page handed to page_sink */
+	uint32_t buffer_kb;		/* the kernel's buffer per CPU, 0 unknown */
+};
+
+/* A flight recorder's store (--flight), as the recorder tells it. */
+struct backend_flight {
+	size_t bytes, peak_bytes;	/* pages held now, at most */
+	size_t cap_bytes;		/* the most it may hold per CPU */
+	uint64_t short_drops;		/* pages dropped for room inside the window */
+	uint64_t complete_from;		/* every CPU's events are held from here */
 };
 
 typedef void (*sched_ev_cb)(const struct sched_event *ev, void *arg);
@@ -48,14 +86,36 @@ struct trace_req {
 	unsigned npids;
 	bool follow_fork;		/* ... and their new threads/children */
 	const char *comm;		/* -c NAME, NULL = any */
-	const char *record_path;	/* ring: also write the raw pages to this trace.dat */
+	const char *record_path;	/* a recording is made (the pages go to page_sink) */
+	/*
+	 * record_path (or --flight): every page of raw events goes to
+	 * page_sink (the command line's recorder) as it is read (ring) or
+	 * filled (perf, which writes its events as pages of the kernel's
+	 * layout); NULL: none
+	 */
+	int (*page_sink)(void *arg, unsigned cpu, const void *page);
+	void *page_arg;
 	const char *replay_path;	/* file backend: the recording to read */
 	bool waking;			/* also sched_waking (--compat=perf) */
 	bool fork;			/* also sched_process_fork (follow children) */
+	/*
+	 * --by cgroup: also cgroup_attach_task and cgroup_transfer_tasks where
+	 * the kernel has them (the events op says which it opened)
+	 */
+	bool cgroup_moves;
 	int32_t pid;			/* -p (the process), or -1 */
 	unsigned rate_hz;		/* sampling backends: samples per second */
 	bool kstack;			/* kernel stacks of switch-outs */
+	bool waking_kstack;		/* ... and of sched_waking (the waker's), with waking */
+	bool cpu_samples;		/* profile: sample what runs, rate_hz a second
+					 * (default 99), with callchains */
 	bool ustack;			/* user stacks of switch-outs */
+	/*
+	 * the analysis needs of a switch only who left (preempted or not) and
+	 * who came: no prev_state letters, comm or stack (runq): a backend
+	 * with another complete source of switches may use it alone
+	 */
+	bool switch_minimal;
 	const char *stack_states;	/* --state letters (NULL all): only
 					 * those switch-outs carry stacks */
 	/*
@@ -123,17 +183,30 @@ struct backend_ops {
 	 */
 	int (*collect)(struct backend *b, struct analyzer *an, char *err, size_t errlen);
 	/*
+	 * optional (aggregating backends): intervals the kernel measured but
+	 * could not keep (a full map), cumulative; the results are partial
+	 */
+	uint64_t (*dropped)(struct backend *b);
+	/*
 	 * optional: the name of a kernel frame the backend gave the analyzer
 	 * (a token from an aggregating backend, an address from a recording,
 	 * named with its own symbols); 0, or -ENOENT with a raw form
 	 */
 	int (*kframe)(struct backend *b, uint64_t token, char *buf, size_t len);
 	/*
-	 * optional (ring with record_path): finish the recording with the
-	 * window's metadata; before close(), which the instance's stats need
+	 * optional (the backends that record, page_sink): where a
+	 * recording's metadata comes from, once open. 0 or a negative errno.
 	 */
-	int (*record_close)(struct backend *b, const struct backend_window *w, char *err,
-			    size_t errlen);
+	int (*rec_source)(struct backend *b, struct backend_rec_src *s);
+	/* optional: hand the pages being filled to page_sink now, partly full */
+	int (*flush_pages)(struct backend *b);
+	/*
+	 * optional (a backend whose events tracefs did not see): the threads
+	 * of the events recorded, as saved_cmdlines ("TID COMM" lines) and
+	 * saved_tgids ("TID TGID") have them, valid until the next call or
+	 * close; NULL where it has none
+	 */
+	void (*task_lists)(struct backend *b, const char **cmdlines, const char **tgids);
 	/*
 	 * optional (a backend reading a recording): the recorded window;
 	 * lost_per_cpu is NULL. 0 or a negative errno. Strings live as long
@@ -146,6 +219,11 @@ struct backend_ops {
 	 * when the recording has no such list (then /proc is asked).
 	 */
 	int32_t (*task_tgid)(struct backend *b, int32_t tid);
+	/*
+	 * optional (a recording): thread @tid's name as the recording's
+	 * saved_cmdlines has it, into @buf: 0, or -ENOENT when it is not there
+	 */
+	int (*task_comm)(struct backend *b, int32_t tid, char *buf, size_t len);
 	/*
 	 * optional: one line the user should know after open() succeeded
 	 * (e.g. instances left by killed runs), or NULL

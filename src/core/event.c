@@ -26,9 +26,19 @@ const char *sched_ev_name(unsigned type)
 		[SEV_FORK] = "sched_process_fork",
 		[SEV_KSTACK] = "kernel_stack",
 		[SEV_USTACK] = "user_stack",
+		[SEV_SAMPLE] = "cpu_sample",
+		[SEV_CGROUP_ATTACH] = "cgroup_attach_task",
+		[SEV_CGROUP_TRANSFER] = "cgroup_transfer_tasks",
 	};
 
 	return type < SEV_NTYPES && names[type] ? names[type] : "unknown";
+}
+
+const char *sched_ev_system(unsigned type)
+{
+	if (type == SEV_CGROUP_ATTACH || type == SEV_CGROUP_TRANSFER)
+		return "cgroup";
+	return type >= SEV_KSTACK ? "ftrace" : "sched";
 }
 
 char *sched_state_str(const struct sched_states *st, int64_t state, char *buf,

@@ -8,6 +8,7 @@
 #ifndef OFFCPU_EVENT_H
 #define OFFCPU_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -36,6 +37,14 @@ enum sched_ev_type {
 	SEV_NSCHED,			/* the sched events end here */
 	SEV_KSTACK = SEV_NSCHED,	/* kernel stack of the event before it */
 	SEV_USTACK,			/* user stack of the event before it */
+	SEV_SAMPLE,			/* an on-CPU sample (profile): pid on cpu */
+	/*
+	 * --by cgroup: task pid moved to another cgroup (cgroup:cgroup_attach_task,
+	 * one per write to tasks or cgroup.procs), or moved out of an emptied
+	 * v1 cpuset (cgroup:cgroup_transfer_tasks, one per task)
+	 */
+	SEV_CGROUP_ATTACH,
+	SEV_CGROUP_TRANSFER,
 	SEV_NTYPES,
 };
 
@@ -48,10 +57,14 @@ struct sched_event {
 	uint8_t type;		/* enum sched_ev_type */
 	int32_t pid;		/* switch: prev_pid; wakeup*: the woken tid;
 				 * stacks: the thread (common_pid) */
-	int32_t next_pid;	/* switch: next_pid; user stack: the tgid;
-				 * fork: the child (pid is the parent) */
+	int32_t next_pid;	/* switch: next_pid; user stack, sample: the
+				 * tgid; fork: the child (pid is the parent) */
 	int64_t prev_state;	/* switch only: raw tracepoint value, or
 				 * SCHED_STATE_UNKNOWN */
+	/* wakeups: the CPU the task was woken onto (its run queue), when the
+	 * format has target_cpu (has_target) */
+	int32_t target_cpu;
+	bool has_target;
 	/*
 	 * comm of pid / next_pid: borrowed pointers into the backend's
 	 * record (char[16], NUL-padded), valid only during the callback.
@@ -61,6 +74,22 @@ struct sched_event {
 	/* SEV_KSTACK/SEV_USTACK: frames, innermost first; borrowed */
 	const uint64_t *stack;
 	uint32_t stack_depth;
+	/*
+	 * SEV_SAMPLE: the CPU time it stands for (ns since the CPU's last
+	 * sample), its kernel frames in stack, its user frames here
+	 */
+	uint64_t period;
+	const uint64_t *ustack;
+	uint32_t ustack_depth;
+	/*
+	 * SEV_CGROUP_*: the hierarchy (0: cgroup v2, else the v1 hierarchy's
+	 * id as in /proc/<tid>/cgroup), the cgroup's level and id there, and
+	 * its path from the hierarchy's root: borrowed from the record,
+	 * NUL-terminated, NULL when the record's string is malformed
+	 */
+	int32_t cg_root, cg_level;
+	uint64_t cg_id;
+	const char *cg_path;
 };
 
 /*
@@ -93,6 +122,13 @@ static inline int sched_state_runnable(const struct sched_states *st, int64_t st
 }
 
 const char *sched_ev_name(unsigned type);
+/* A stack record (kernel_stack, user_stack), which follows the event it belongs to. */
+static inline bool sched_ev_is_stack(unsigned type)
+{
+	return type == SEV_KSTACK || type == SEV_USTACK;
+}
+/* The tracefs system of event @type: "sched", "ftrace" (stacks) or "cgroup". */
+const char *sched_ev_system(unsigned type);
 /* prev_state as the kernel prints it ("S", "D|K", "R+"); returns @buf. */
 char *sched_state_str(const struct sched_states *st, int64_t state, char *buf,
 		      size_t len);

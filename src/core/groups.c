@@ -83,6 +83,11 @@ struct group *groups_get(struct groups *g, int64_t id)
 	return grp;
 }
 
+struct group *groups_find(struct groups *g, int64_t id)
+{
+	return g->last && g->last->id == id ? g->last : lookup(g, id, 0);
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = *(const struct group *const *)a;
@@ -122,19 +127,22 @@ static void reindex(struct groups *g);
 
 void groups_sort(struct groups *g)
 {
-	qsort(g->v, g->n, sizeof(*g->v), cmp_group);
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_group);
 	reindex(g);
 }
 
 void groups_sort_by_total(struct groups *g)
 {
-	qsort(g->v, g->n, sizeof(*g->v), cmp_total);
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_total);
 	reindex(g);
 }
 
 void groups_sort_by_count(struct groups *g)
 {
-	qsort(g->v, g->n, sizeof(*g->v), cmp_count);
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_count);
 	reindex(g);
 }
 

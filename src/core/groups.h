@@ -26,6 +26,8 @@ struct group {
 	bool parent;		/* triage: it started a process of its own */
 	bool named;		/* comm is the process's own name */
 	bool name_tried;	/* ... looked up once */
+	/* --by cgroup: its display name and full path (the namer's, kept for the run) */
+	const char *label, *path;
 };
 
 struct groups {
@@ -43,6 +45,8 @@ void groups_clear(struct groups *g);
 /* The group for @id, created when new; never NULL after init succeeded
  * except on allocation failure. */
 struct group *groups_get(struct groups *g, int64_t id);
+/* The group for @id if there is one (never created), else NULL. */
+struct group *groups_find(struct groups *g, int64_t id);
 /* Sort v by id (GROUP_OTHER last) for printing. */
 void groups_sort(struct groups *g);
 /* Sort v by total time, largest first (GROUP_OTHER last). */

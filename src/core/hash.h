@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The one string and word hash: 64-bit FNV-1a. */
+/* The one string and word hash (64-bit FNV-1a), and the one thread-id hash. */
 #ifndef OFFCPU_HASH_H
 #define OFFCPU_HASH_H
 
@@ -30,6 +30,15 @@ static inline uint64_t fnv1a64_word(uint64_t h, uint64_t w)
 {
 	h = (h ^ w) * 1099511628211ULL;
 	return h ^ (h >> 29);
+}
+
+/*
+ * A thread id spread over 32 bits (Knuth's multiplicative hash): take the
+ * high bits (>> (32 - bits)) for a table of 2^bits slots, or mask it.
+ */
+static inline uint32_t tid_hash32(int32_t tid)
+{
+	return (uint32_t)tid * 2654435761u;
 }
 
 #endif

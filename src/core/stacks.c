@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stacks.h"
 #include "hash.h"
 
@@ -59,13 +60,11 @@ uint32_t stacktab_intern(struct stacktab *s, const uint64_t *frames, uint32_t de
 		s->overflow++;
 		return 0;
 	}
-	if (s->nframes + depth > s->cap_frames) {
-		uint64_t cap = s->cap_frames ? s->cap_frames * 2 : 4096;
-		uint64_t *nf;
+	if (depth) {	/* room for the last frame */
+		size_t cap = s->cap_frames;
+		uint64_t *nf = mem_grow_from(s->frames, &cap, s->nframes + depth - 1,
+					     sizeof(*nf), 4096);
 
-		while (cap < s->nframes + depth)
-			cap *= 2;
-		nf = realloc(s->frames, cap * sizeof(*nf));
 		if (!nf) {
 			s->overflow++;
 			return 0;
@@ -177,7 +176,8 @@ void stackagg_sort(struct stackagg *a)
 {
 	uint32_t i;
 
-	qsort(a->v, a->n, sizeof(*a->v), cmp_total);
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_total);
 	posindex_clear(&a->index);
 	for (i = 0; i < a->n; i++)
 		posindex_put(&a->index, agg_hash(a->v[i].id, a->v[i].kstack, a->v[i].ustack),

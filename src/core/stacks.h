@@ -32,8 +32,13 @@ uint32_t stacktab_intern(struct stacktab *s, const uint64_t *frames, uint32_t de
 /* Frames of @id, innermost first; NULL for id 0. */
 const uint64_t *stacktab_get(const struct stacktab *s, uint32_t id, uint32_t *depth);
 
+/* --by cgroup: an entry's id is a thread's in cgroup @cg */
+#define STACK_ID_CGROUP(cg, tid) (((int64_t)(cg) << 32) | (uint32_t)(tid))
+#define STACK_ID_CG(id) ((int)((id) >> 32))
+#define STACK_ID_TID(id) ((int32_t)(uint32_t)(id))
+
 struct stackagg_ent {
-	int64_t id;		/* tid, or tgid with -P */
+	int64_t id;		/* tid, or tgid with -P (STACK_ID_CGROUP with --by cgroup) */
 	int32_t tgid;		/* for user symbols; -1 unknown */
 	uint32_t kstack, ustack;
 	char comm[COMM_LEN];

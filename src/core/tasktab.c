@@ -4,12 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "tasktab.h"
-
-static uint32_t tid_hash(int32_t tid)
-{
-	return (uint32_t)tid * 2654435761u;
-}
 
 #define START_SLOTS 1024u
 
@@ -46,7 +42,7 @@ static int grow(struct tasktab *t)
 
 		if (!t->slot[i].tid)
 			continue;
-		for (j = tid_hash(t->slot[i].tid) & (n - 1); slot[j].tid; j = (j + 1) & (n - 1))
+		for (j = tid_hash32(t->slot[i].tid) & (n - 1); slot[j].tid; j = (j + 1) & (n - 1))
 			;
 		slot[j] = t->slot[i];
 	}
@@ -64,7 +60,7 @@ void tasktab_fini(struct tasktab *t)
 
 struct task *tasktab_find(struct tasktab *t, int32_t tid)
 {
-	uint32_t i = tid_hash(tid) & t->mask;
+	uint32_t i = tid_hash32(tid) & t->mask;
 
 	for (;;) {
 		struct task *e = &t->slot[i];
@@ -88,7 +84,7 @@ struct task *tasktab_get(struct tasktab *t, int32_t tid)
 				return NULL;
 		}
 	}
-	i = tid_hash(tid) & t->mask;
+	i = tid_hash32(tid) & t->mask;
 	for (;;) {
 		struct task *e = &t->slot[i];
 
@@ -117,7 +113,7 @@ void tasktab_del(struct tasktab *t, struct task *e)
 		j = (j + 1) & t->mask;
 		if (t->slot[j].tid == 0)
 			break;
-		home = tid_hash(t->slot[j].tid) & t->mask;
+		home = tid_hash32(t->slot[j].tid) & t->mask;
 		/* move j into the hole at i unless its home lies in (i, j] */
 		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
 			t->slot[i] = t->slot[j];

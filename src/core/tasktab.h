@@ -19,6 +19,9 @@
 				 * wakeup starts the next run-queue wait */
 #define TASK_NEW	0x10	/* created in the window, never run yet: its
 				 * first switch-in closes no off-CPU interval */
+#define TASK_WAKING	0x40	/* a sched_waking came while it was not known
+				 * to be blocked (waking_ts): a waker racing
+				 * its sleep, if it now blocks at once */
 #define TASK_STACK_TRIED 0x20	/* --late-stacks: this off-CPU interval had
 				 * its one try (kept only with TASK_OFF) */
 
@@ -31,6 +34,14 @@ struct task {
 	uint64_t wake_ts;	/* its latest wakeup since then, 0 none */
 	uint32_t kstack;	/* stacks at the switch-out, 0 = none */
 	uint32_t ustack;
+	/* the wakers: who woke it since it switched out (sched_waking, in the
+	 * waker's context), when, and the waker's kernel stack there */
+	int32_t waker;		/* 0 none */
+	uint32_t waker_kstack;
+	uint64_t waking_ts;
+	char waker_comm[16];
+	int32_t queued_on;	/* subscribers' run-queue length: the CPU + 1
+				 * whose queue it is counted on, 0 none */
 	char comm[16];		/* comm when the pending start was set */
 };
 

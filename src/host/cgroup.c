@@ -2,65 +2,59 @@
 /* --cgroup: is a thread in the cgroup (v1 or v2), and its CPU throttling. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgname.h"
 #include "cgroup.h"
+#include "fileread.h"
+#include "mounts.h"
 
 /* The cgroup mount holding @real: type and options, longest prefix wins. */
 static int find_mount(const char *real, char *mnt, size_t mlen, char *type, char *opts)
 {
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], m[PATH_MAX], t[64], o[512];
+	char *text = file_read("/proc/self/mounts", NULL), *p = text;
+	struct mount_ent m;
 	size_t best = 0;
 
-	if (!f)
+	if (!text)
 		return -errno;
-	while (fscanf(f, "%255s %4095s %63s %511s %*d %*d\n", dev, m, t, o) == 4) {
-		size_t n = strlen(m);
+	while (mounts_next(&p, &m)) {
+		size_t n = strlen(m.dir);
 
-		if (strcmp(t, "cgroup2") && strcmp(t, "cgroup"))
+		if (strcmp(m.type, "cgroup2") && strcmp(m.type, "cgroup"))
 			continue;
-		if (strncmp(real, m, n) || (real[n] != '/' && real[n] != '\0') || n <= best)
+		if (strncmp(real, m.dir, n) || (real[n] != '/' && real[n] != '\0') || n <= best)
 			continue;
 		best = n;
-		snprintf(mnt, mlen, "%s", m);
-		snprintf(type, 64, "%s", t);
-		snprintf(opts, 512, "%s", o);
+		snprintf(mnt, mlen, "%s", m.dir);
+		snprintf(type, 64, "%s", m.type);
+		snprintf(opts, 512, "%s", m.opts);
 	}
-	fclose(f);
+	free(text);
 	return best ? 0 : -ENOENT;
 }
 
 /* v1: the hierarchy id of the first controller among the mount options */
 static int v1_hierarchy(const char *opts, char *name, size_t nlen)
 {
-	char copy[512], *tok, *save = NULL;
-	FILE *f;
+	char copy[512], *tok, *save = NULL, *cgroups = file_read("/proc/cgroups", NULL);
+	int id = -1;
+	bool enabled;
 
 	snprintf(copy, sizeof(copy), "%s", opts);
 	name[0] = '\0';
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char line[256], sub[64];
-		int id;
-
-		if (!strncmp(tok, "name=", 5)) {
+	for (tok = strtok_r(copy, ",", &save); tok && id < 0; tok = strtok_r(NULL, ",", &save)) {
+		if (!strncmp(tok, "name=", 5))
 			snprintf(name, nlen, "%s", tok);
-			continue;
-		}
-		f = fopen("/proc/cgroups", "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%63s %d", sub, &id) == 2 && !strcmp(sub, tok)) {
-				fclose(f);
-				return id;
-			}
-		fclose(f);
+		else if (cgroups)
+			id = cgroup_controller_hierarchy(cgroups, tok, &enabled);
 	}
-	return -1;
+	free(cgroups);
+	return id < 0 ? -1 : id;
 }
 
 int cgroup_sel_open(struct cgroup_sel *c, const char *path, char *err, size_t errlen)
@@ -105,33 +99,24 @@ static bool under(const char *p, const char *rel)
 int cgroup_sel_has(int32_t tid, void *sel)
 {
 	const struct cgroup_sel *c = sel;
-	char path[64], line[4096 + 128];
-	int found = 0;
-	FILE *f;
+	char path[64], rel[CGROUP_PATH_MAX], *text;
+	size_t len;
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", tid);
-	f = fopen(path, "re");
-	if (!f)
+	text = file_read_max(path, CGROUP_TEXT_MAX, &len);
+	if (!text)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL, *nl;
-		int id = atoi(line);
-
-		if (!b)
-			continue;
-		*b = '\0';
-		nl = strchr(b + 1, '\n');
-		if (nl)
-			*nl = '\0';
-		/* v2: "0::/path"; v1: "id:controllers:/path" */
-		if (c->v2 ? id == 0 && a[1] == '\0' :
-		    (c->v1_id >= 0 ? id == c->v1_id : !strcmp(a + 1, c->v1_name))) {
-			found = under(b + 1, c->rel);
-			break;
-		}
-	}
-	fclose(f);
-	return found;
+	/* v2: "0::/path"; v1: "id:controllers:/path", by id, or by name= for a named one */
+	if (c->v2)
+		r = cgroup_line_path(text, len, -1, NULL, rel, sizeof(rel));
+	else if (c->v1_id >= 0)
+		r = cgroup_line_path(text, len, c->v1_id, NULL, rel, sizeof(rel));
+	else
+		r = cgroup_line_path(text, len, 0, c->v1_name, rel, sizeof(rel));
+	free(text);
+	/* no line for the hierarchy, or a malformed text: not in it */
+	return !r && under(rel, c->rel);
 }
 
 void cgroup_throttle(const struct cgroup_sel *c, struct cpu_throttle *t)

@@ -6,32 +6,31 @@
 #include <unistd.h>
 
 #include "fileread.h"
+#include "grow.h"
 
 char *file_read_max(const char *path, size_t max, size_t *len)
 {
-	size_t cap = 4096, n = 0;
+	size_t cap = 0, n = 0, room;
 	char *buf = NULL, *nb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
 	ssize_t r;
 
 	if (fd < 0)
 		return NULL;
-	buf = malloc(cap + 1);
-	if (!buf)
-		goto fail;
 	for (;;) {
-		if (n == cap) {
-			if (cap >= max) {
-				errno = EFBIG;
-				goto fail;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb)
-				goto fail;
-			buf = nb;
+		if (n >= max) {
+			errno = EFBIG;
+			goto fail;
 		}
-		r = read(fd, buf + n, cap - n);
+		/* room for byte n and a NUL after it; 4 KiB reads at first */
+		nb = mem_grow_from(buf, &cap, n + 1, 1, 4096 + 1);
+		if (!nb) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		buf = nb;
+		room = cap - 1 - n;
+		r = read(fd, buf + n, room < max - n ? room : max - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

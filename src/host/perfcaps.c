@@ -6,8 +6,10 @@
 
 #include "perfcaps.h"
 
+#define CAP_DAC_READ_SEARCH_BIT 2
 #define CAP_IPC_LOCK_BIT 14
 #define CAP_SYS_ADMIN_BIT 21
+#define CAP_SYSLOG_BIT 34
 #define CAP_PERFMON_BIT 38
 
 /* CapEff from /proc/self/status; 0 when unreadable */
@@ -43,6 +45,8 @@ void perf_caps_probe(struct perf_caps *pc)
 	pc->cap_perfmon = (caps >> CAP_PERFMON_BIT) & 1;
 	pc->cap_sys_admin = (caps >> CAP_SYS_ADMIN_BIT) & 1;
 	pc->cap_ipc_lock = (caps >> CAP_IPC_LOCK_BIT) & 1;
+	pc->cap_syslog = (caps >> CAP_SYSLOG_BIT) & 1;
+	pc->cap_dac_read_search = (caps >> CAP_DAC_READ_SEARCH_BIT) & 1;
 	pc->mlock_kb = -1;
 	f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
 	if (f) {
@@ -67,4 +71,38 @@ void perf_caps_probe(struct perf_caps *pc)
 		snprintf(pc->why, sizeof(pc->why), "perf_event_paranoid=%d and no "
 			 "CAP_PERFMON: run as root or grant CAP_PERFMON "
 			 "(or sysctl kernel.perf_event_paranoid=-1)", pc->paranoid);
+}
+
+void ksym_caps_probe(struct ksym_caps *kc)
+{
+	unsigned long long addr;
+	char line[512], type;
+	unsigned n;
+	FILE *f;
+
+	memset(kc, 0, sizeof(*kc));
+	kc->kptr_restrict = -1;
+	f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+	if (f) {
+		if (fscanf(f, "%d", &kc->kptr_restrict) != 1)
+			kc->kptr_restrict = -1;
+		fclose(f);
+	}
+	/*
+	 * The kernel decides per opener (kallsyms_show_value): every address
+	 * reads 0 unless kptr_restrict is 0 and perf_event_paranoid <= 1, or
+	 * kptr_restrict <= 1 and the opener has CAP_SYSLOG. The first text
+	 * symbol says which (per-CPU symbols, listed first on some kernels,
+	 * are at 0 anyway).
+	 */
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return;
+	kc->readable = true;
+	for (n = 0; n < 100000 && fgets(line, sizeof(line), f); n++)
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && (type == 't' || type == 'T')) {
+			kc->visible = addr != 0;
+			break;
+		}
+	fclose(f);
 }

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* /proc lookups: a thread's process, a process's threads. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fileread.h"
+#include "grow.h"
 #include "procfs.h"
 
 int32_t proc_tgid(int32_t tid, void *unused)
@@ -23,16 +26,37 @@ int32_t proc_tgid(int32_t tid, void *unused)
 	return p ? (int32_t)strtol(p + 6, NULL, 10) : -1;
 }
 
-int proc_threads(int32_t pid, int32_t **tids)
+int proc_run_delay(int32_t tid, uint64_t *ns)
 {
-	char path[64];
+	char path[64], buf[96];
+	unsigned long long exec, delay;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -EIO;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &exec, &delay) != 2)
+		return -EINVAL;
+	*ns = delay;
+	return 0;
+}
+
+/* The numeric entries of directory @dir: ids, malloc'd into *ids; the count or -errno */
+static int numeric_entries(const char *dir, int32_t **ids)
+{
 	struct dirent *de;
 	int32_t *v = NULL, *nv;
-	int n = 0, cap = 0;
-	DIR *d;
+	size_t cap = 0;
+	int n = 0;
+	DIR *d = opendir(dir);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
@@ -40,23 +64,63 @@ int proc_threads(int32_t pid, int32_t **tids)
 		char *end;
 
 		t = strtol(de->d_name, &end, 10);
-		if (*end || t <= 0)
+		if (*end || t <= 0 || t > INT32_MAX)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, (size_t)cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		nv = mem_grow(v, &cap, (size_t)n, sizeof(*v));
+		if (!nv) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
+		v = nv;
 		v[n++] = (int32_t)t;
 	}
 	closedir(d);
-	*tids = v;
+	*ids = v;
 	return n;
+}
+
+int proc_pids(int32_t **pids)
+{
+	return numeric_entries("/proc", pids);
+}
+
+int proc_threads(int32_t pid, int32_t **tids)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	return numeric_entries(path, tids);
+}
+
+/*
+ * /proc names a workqueue worker "kworker/1:0-events" (the kernel appends
+ * '-' or '+' and the work's queue: wq_worker_comm) where its events and
+ * BPF tools carry the task's own name "kworker/1:0": cut the suffix, so a
+ * thread has one name whichever source named it. A rescuer's own name is
+ * "kworker/R-<queue>" and stays.
+ */
+void proc_comm_tidy(char *name)
+{
+	char *p;
+
+	if (strncmp(name, "kworker/", 8))
+		return;
+	p = name + 8;
+	if (*p == 'u')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p++ != ':' || !isdigit((unsigned char)*p))
+		return;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == 'H')
+		p++;
+	if (*p == '-' || *p == '+')
+		*p = '\0';
 }
 
 int proc_comm(int32_t tid, char *buf, size_t len)
@@ -70,6 +134,7 @@ int proc_comm(int32_t tid, char *buf, size_t len)
 		return n ? (int)n : -ENOENT;
 	if (buf[n - 1] == '\n')
 		buf[n - 1] = '\0';
+	proc_comm_tidy(buf);
 	return 0;
 }
 

@@ -15,8 +15,24 @@ int32_t proc_tgid(int32_t tid, void *unused);
  */
 int proc_threads(int32_t pid, int32_t **tids);
 
-/* /proc/<tid>/comm into @buf, without the newline; -errno if gone */
+/*
+ * The run_delay (ns waiting for a CPU, the kernel's own accounting) of
+ * thread @tid from /proc/<tid>/schedstat; 0, or -errno when it is gone or
+ * schedstat is missing (CONFIG_SCHED_INFO).
+ */
+int proc_run_delay(int32_t tid, uint64_t *ns);
+/*
+ * Every process id in /proc. Returns the count, or a negative errno;
+ * *pids is malloc'd, caller frees.
+ */
+int proc_pids(int32_t **pids);
+
+/* /proc/<tid>/comm into @buf, without the newline (a kworker without its
+ * queue suffix, as its events name it); -errno if gone */
 int proc_comm(int32_t tid, char *buf, size_t len);
+
+/* a name read from /proc as the task's own: "kworker/1:0-events" -> "kworker/1:0" */
+void proc_comm_tidy(char *name);
 
 /* Process @pid's main thread sleeps in wait4()/waitid() (its wchan, now). */
 bool proc_waits_for_child(int32_t pid);

@@ -4,12 +4,15 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fileread.h"
+#include "mounts.h"
 #include "tmount.h"
 
 static bool is_tracefs_dir(const char *dir)
@@ -24,40 +27,15 @@ static bool is_tracefs_dir(const char *dir)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* /proc/mounts escapes space, tab, newline and backslash as \ooo */
-static void unescape_mount(char *s)
-{
-	char *w = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
-		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*w++ = *s;
-		}
-	}
-	*w = '\0';
-}
-
 static int find_mount(const char *type, char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char dev[256], mnt[PATH_MAX], fs[64];
-	int ret = -ENOENT;
+	char *text = file_read("/proc/self/mounts", NULL);
+	int ret;
 
-	if (!f)
+	if (!text)
 		return -errno;
-	while (fscanf(f, "%255s %4095s %63s %*[^\n]\n", dev, mnt, fs) == 3) {
-		if (strcmp(fs, type))
-			continue;
-		unescape_mount(mnt);
-		snprintf(out, len, "%s", mnt);
-		ret = 0;
-		break;
-	}
-	fclose(f);
+	ret = mounts_find(text, type, NULL, out, len);
+	free(text);
 	return ret;
 }
 

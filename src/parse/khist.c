@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "khist.h"
+#include "grow.h"
 #include "linescan.h"
 
 struct parser {
@@ -568,7 +569,7 @@ static int hist_start(struct parser *ps)
 	struct khist_hist *h;
 
 	hist_finish(ps);
-	h = grow(hf->hists, &ps->cap_hists, hf->nhists, sizeof(*h));
+	h = mem_grow(hf->hists, &ps->cap_hists, hf->nhists, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	hf->hists = h;
@@ -651,7 +652,7 @@ static int entry_add(struct parser *ps)
 	h = ps->cur;
 	if (ps->in_totals)
 		return fail(ps, ps->r.line, "entry after Totals: expected '# event histogram' first");
-	e = grow(h->entries, &ps->cap_entries, h->nentries, sizeof(*e));
+	e = mem_grow(h->entries, &ps->cap_entries, h->nentries, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	h->entries = e;

@@ -94,21 +94,6 @@ char *span_dup(const char *s, const char *e, size_t max)
 	return d;
 }
 
-void *grow(void *v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-
-	if (n < *cap)
-		return v;
-	ncap = *cap ? *cap * 2 : 16;
-	if (ncap > SIZE_MAX / size)
-		return NULL;
-	v = realloc(v, ncap * size);
-	if (v)
-		*cap = ncap;
-	return v;
-}
-
 int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list ap)
 {
 	int n;

@@ -44,8 +44,6 @@ bool span_eq(const char *s, const char *e, const char *str);
 const char *span_find(const char *s, const char *e, const char *needle);
 /* Newly allocated copy of [s, e), NUL-terminated, NULL beyond @max bytes; caller frees. */
 char *span_dup(const char *s, const char *e, size_t max);
-/* @v grown to hold more than @n items of @size; NULL when out of memory. */
-void *grow(void *v, size_t *cap, size_t n, size_t size);
 /*
  * The whole of [s, e) as a number in @base (10 or 16): digits only, no
  * sign, no spaces, no prefix. 0, -EINVAL or -ERANGE.

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "report_local.h"
 #include "svg.h"
 
@@ -38,8 +39,8 @@ static void group_name(char *buf, size_t len, const struct report *r, const stru
 		snprintf(buf, len, "all selected threads");
 	else if (g->id == GROUP_OTHER)
 		snprintf(buf, len, "%s (other: --max-groups reached)", kn);
-	else if (r->key == KEY_COMM)
-		snprintf(buf, len, "comm %.16s", g->comm);
+	else if (report_key_named(r->key))
+		snprintf(buf, len, "%s %.80s", kn, report_group_name(r, g));
 	else if (r->key == KEY_CPU)
 		snprintf(buf, len, "cpu %" PRId64, g->id);
 	else
@@ -125,8 +126,8 @@ void svg_charts(FILE *f, struct report *r)
 	shown = gs->n < top ? gs->n : top;
 	memset(&all, 0, sizeof(all));
 	hist_reset(&all.h);
-	snprintf(title, sizeof(title), "%s (%s), %s", !strcmp(r->command, "runq") ?
-		 "Run-queue latency" : "Off-CPU time", r->command, r->unit);
+	snprintf(title, sizeof(title), "%s (%s), %s", report_measure_title(r->measure),
+		 r->command, r->unit);
 	svg_status(status, sizeof(status), r);
 	height = 100 + (shown ? shown : 1) * PANEL_H + (shown < gs->n ? 20 : 0);
 	svg_begin(f, CHART_W, height);
@@ -157,7 +158,8 @@ struct heat_cell {
 };
 
 struct heat {
-	uint32_t niv, capiv;
+	uint32_t niv;
+	size_t capiv;
 	time_t *wall;			/* each interval's end */
 	struct heat_row rows[MAX_ROWS];	/* 0: all groups merged */
 	uint32_t nrows;
@@ -187,20 +189,16 @@ void heat_free(struct heat *h)
 
 static int cell(struct heat *h, uint32_t iv, uint32_t row, unsigned slot, uint64_t n)
 {
-	if (h->ncells == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 4096;
-		struct heat_cell *v;
+	struct heat_cell *v;
 
-		if (h->ncells >= MAX_CELLS) {
-			h->truncated = true;
-			return -ENOSPC;
-		}
-		v = realloc(h->cells, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		h->cells = v;
-		h->cap = cap;
+	if (h->ncells >= MAX_CELLS) {
+		h->truncated = true;
+		return -ENOSPC;
 	}
+	v = mem_grow_from(h->cells, &h->cap, h->ncells, sizeof(*v), 4096);
+	if (!v)
+		return -ENOMEM;
+	h->cells = v;
 	h->cells[h->ncells++] = (struct heat_cell){ iv, (uint16_t)row, (uint8_t)slot, n };
 	return 0;
 }
@@ -227,16 +225,11 @@ int heat_add(struct heat *h, const struct report *r)
 	uint64_t all[HIST_SLOTS] = { 0 };
 	uint32_t iv = h->niv, i, row;
 	unsigned k;
+	time_t *w = mem_grow_from(h->wall, &h->capiv, h->niv, sizeof(*w), 64);
 
-	if (h->niv == h->capiv) {
-		uint32_t cap = h->capiv ? h->capiv * 2 : 64;
-		time_t *w = realloc(h->wall, cap * sizeof(*w));
-
-		if (!w)
-			return -ENOMEM;
-		h->wall = w;
-		h->capiv = cap;
-	}
+	if (!w)
+		return -ENOMEM;
+	h->wall = w;
 	h->wall[h->niv++] = r->wall;
 	for (i = 0; i < gs->n; i++) {
 		const struct group *g = gs->v[i];
@@ -363,8 +356,8 @@ void svg_heatmap(FILE *f, const struct heat *h, const struct report *last)
 		height += 40 + (hi >= 0 ? (unsigned)(hi - lo + 1) * 12 : 20);
 	}
 	height += 24;	/* the legend */
-	snprintf(title, sizeof(title), "%s (%s) over %u intervals, %s", !strcmp(last->command,
-		 "runq") ? "Run-queue latency" : "Off-CPU time", last->command, h->niv, last->unit);
+	snprintf(title, sizeof(title), "%s (%s) over %u intervals, %s",
+		 report_measure_title(last->measure), last->command, h->niv, last->unit);
 	t0[0] = t1[0] = '\0';
 	if (h->niv) {
 		localtime_r(&h->wall[0], &tm);

@@ -8,6 +8,35 @@
 
 #include "escape.h"
 
+void text_field(FILE *f, const char *s, size_t max, int width)
+{
+	size_t i, n = strnlen(s, max);
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+	}
+	for (; (int)i < width; i++)
+		fputc(' ', f);
+}
+
+void folded_cgroup(FILE *f, const char *name)
+{
+	for (; *name; name++)
+		fputc(*name == ';' || *name == ' ' ? '_' : (unsigned char)*name < 0x20 ? '?' : *name,
+		      f);
+	fputc(';', f);
+}
+
+void json_str_or_null(FILE *f, const char *s, size_t max)
+{
+	if (s)
+		json_str(f, s, max);
+	else
+		fputs("null", f);
+}
+
 void json_str(FILE *f, const char *s, size_t max)
 {
 	size_t i;

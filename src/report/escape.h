@@ -8,6 +8,16 @@
 
 /* JSON string literal of at most @max bytes of @s (stops at NUL). */
 void json_str(FILE *f, const char *s, size_t max);
+/* json_str(), or null when @s is NULL */
+void json_str_or_null(FILE *f, const char *s, size_t max);
+/* --by cgroup: a cgroup's name as a folded line's first frame and its ';' ("a_b;") */
+void folded_cgroup(FILE *f, const char *name);
+/*
+ * At most @max bytes of @s (stops at NUL) for a text column: control
+ * characters as '?', so a name cannot break the layout; padded with
+ * spaces to @width (as "%-*s"; 0: no padding).
+ */
+void text_field(FILE *f, const char *s, size_t max, int width);
 /* An OpenMetrics label value, escaped as the exposition format wants. */
 void om_label_value(FILE *f, const char *s, size_t max);
 /*

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "report_local.h"
 #include "svg.h"
 #include "hash.h"
@@ -30,29 +31,38 @@ struct node {
 	const char *name;	/* into a fold line; not NUL-terminated at len */
 	uint32_t len;
 	uint64_t ns;
+	uint64_t on_ns, runq_ns;	/* of ns, in lines ending [on-cpu...] / [runq] */
 	int32_t child, next;	/* first child, next sibling: -1 none */
 };
 
 struct tree {
 	struct node *v;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	uint32_t depth;		/* the deepest frame */
 	uint64_t total;
 };
 
 static int32_t node_new(struct tree *t, const char *name, uint32_t len)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 1024;
-		struct node *v = realloc(t->v, cap * sizeof(*v));
+	struct node *v = mem_grow_from(t->v, &t->cap, t->n, sizeof(*v), 1024);
 
-		if (!v)
-			return -1;
-		t->v = v;
-		t->cap = cap;
-	}
-	t->v[t->n] = (struct node){ name, len, 0, -1, -1 };
+	if (!v)
+		return -1;
+	t->v = v;
+	t->v[t->n] = (struct node){ name, len, 0, 0, 0, -1, -1 };
 	return (int32_t)t->n++;
+}
+
+/* what a wall-clock line's last frame says it is: 1 on a CPU, 2 waiting for one, 0 off */
+static unsigned line_kind(const char *line)
+{
+	const char *leaf = strrchr(line, ';');
+
+	leaf = leaf ? leaf + 1 : line;
+	if (!strncmp(leaf, "[on-cpu", 7))
+		return 1;
+	return !strcmp(leaf, "[runq]") ? 2 : 0;
 }
 
 /* Add one folded line of @ns under the root (node 0). */
@@ -61,6 +71,7 @@ static int tree_add(struct tree *t, const char *line, uint64_t ns)
 	int32_t p = 0;
 	uint32_t depth = 0;
 	const char *s = line;
+	unsigned kind = line_kind(line);
 
 	t->v[0].ns += ns;
 	t->total += ns;
@@ -80,6 +91,8 @@ static int tree_add(struct tree *t, const char *line, uint64_t ns)
 			t->v[p].child = c;
 		}
 		t->v[c].ns += ns;
+		t->v[c].on_ns += kind == 1 ? ns : 0;
+		t->v[c].runq_ns += kind == 2 ? ns : 0;
 		p = c;
 		if (++depth > t->depth)
 			t->depth = depth;
@@ -112,12 +125,29 @@ static int cmp_name(const void *a, const void *b, void *arg)
 	return r ? r : (int)x->len - (int)y->len;
 }
 
-/* a blue from the name: the off-CPU palette (flamegraph.pl's "blue") */
-static void colour(char *buf, size_t len, const char *name, uint32_t n, unsigned depth)
+/*
+ * a blue from the name: the off-CPU palette (flamegraph.pl's "blue"); a
+ * waker's frames (above offwaketime's "--") in an aqua of their own; in
+ * a wall-clock graph, a frame mostly on a CPU in flamegraph.pl's warm
+ * colours and one mostly waiting for a CPU in purple
+ */
+static void colour(char *buf, size_t len, const struct node *nd, unsigned depth, bool waker,
+		   enum flame_palette pal)
 {
+	const char *name = nd->name;
+	uint32_t n = nd->len;
 	uint64_t w = fnv1a64(FNV1A64_INIT, name, n);
 	uint32_t h = (uint32_t)(w ^ (w >> 32));
-	if (depth == 1)	/* the process or thread name */
+
+	if (pal == FLAME_WALL && depth > 1 && nd->on_ns * 2 > nd->ns)
+		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + h % 50, 60 + (h >> 8) % 170,
+			 (h >> 16) % 55);
+	else if (pal == FLAME_WALL && depth > 1 && nd->runq_ns * 2 > nd->ns)
+		snprintf(buf, len, "rgb(%u,%u,%u)", 150 + h % 40, 90 + (h >> 8) % 30,
+			 200 + (h >> 16) % 40);
+	else if (waker && !(n == 2 && !memcmp(name, "--", 2)))
+		snprintf(buf, len, "rgb(%u,%u,%u)", 40 + h % 50, 170 + h % 50, 160 + (h >> 8) % 40);
+	else if (depth == 1)	/* the process or thread name */
 		snprintf(buf, len, "rgb(%u,%u,%u)", 120 + h % 30, 140 + h % 30, 170 + (h >> 8) % 30);
 	else if ((n == 1 && name[0] == '-') || (n > 0 && name[0] == '['))
 		snprintf(buf, len, "rgb(200,200,210)");
@@ -131,6 +161,7 @@ struct emit {
 	double scale;		/* px per ns */
 	unsigned base_y;	/* y of the root's row */
 	uint32_t frames;	/* drawn */
+	enum flame_palette pal;
 };
 
 static void frame(struct emit *e, const char *name, uint32_t len, uint64_t ns, double x,
@@ -165,7 +196,7 @@ static void frame(struct emit *e, const char *name, uint32_t len, uint64_t ns, d
 	e->frames++;
 }
 
-static void emit(struct emit *e, int32_t id, double x, unsigned depth)
+static void emit(struct emit *e, int32_t id, double x, unsigned depth, bool waker)
 {
 	const struct node *nd = &e->t->v[id];
 	int32_t *kids, c;
@@ -174,7 +205,7 @@ static void emit(struct emit *e, int32_t id, double x, unsigned depth)
 	char fill[32];
 
 	if (depth) {
-		colour(fill, sizeof(fill), nd->name, nd->len, depth);
+		colour(fill, sizeof(fill), nd, depth, waker, e->pal);
 		frame(e, nd->name, nd->len, nd->ns, x, depth, fill);
 	} else {
 		frame(e, "all", 3, nd->ns, x, 0, "rgb(160,170,190)");
@@ -196,7 +227,8 @@ static void emit(struct emit *e, int32_t id, double x, unsigned depth)
 			small_ns += ch->ns;
 			continue;
 		}
-		emit(e, kids[k], x, depth + 1);
+		emit(e, kids[k], x, depth + 1,
+		     waker || (nd->len == 2 && !memcmp(nd->name, "--", 2) && depth));
 		x += (double)ch->ns * e->scale;
 	}
 	if (small_n && (double)small_ns * e->scale >= MIN_PX) {
@@ -216,7 +248,7 @@ static const char script[] =
 "  (ns / 1e6).toFixed(1) + ' ms' : (ns / 1e9).toFixed(2) + ' s'; }\n"
 "function a(g, k) { return +g.getAttribute('data-' + k); }\n"
 "function s(g) { det.textContent = g.getAttribute('data-n') + ' (' + h(a(g, 'v')) + ', ' +\n"
-"  (100 * a(g, 'v') / TOTAL).toFixed(2) + '%% of the off-CPU time)'; }\n"
+"  (100 * a(g, 'v') / TOTAL).toFixed(2) + '%% of the %s time)'; }\n"
 "function c() { det.textContent = ' '; }\n"
 "function place(g, x, w) {\n"
 "  var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0];\n"
@@ -264,28 +296,26 @@ static const char script[] =
 "    ' shown=' + shown; }\n"
 "]]></script>\n";
 
-void svg_flame(FILE *f, const struct report *r)
+void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *lines, uint32_t n,
+		     uint32_t top, const char *title, enum flame_palette pal)
 {
-	const struct stack_report *sr = r->stacks;
+	const char *what = pal == FLAME_WALL ? "wall-clock" : "off-CPU";
 	struct tree t = { 0 };
-	struct fold_line *lines = NULL;
 	struct emit e;
-	uint32_t n = 0, k, top;
+	uint32_t k;
 	unsigned height, y0, depth;
-	char title[128], status[512], tot[32];
+	char status[512], tot[32];
 
-	if (stacks_fold(sr, &lines, &n) || node_new(&t, "all", 3) < 0)
+	if (node_new(&t, "all", 3) < 0)
 		goto oom;
-	top = sr->top && sr->top < n ? sr->top : n;
+	top = top && top < n ? top : n;
 	for (k = 0; k < top; k++)
 		if (tree_add(&t, lines[k].line, lines[k].ns))
 			goto oom;
-	snprintf(title, sizeof(title), "Off-CPU time by %s stack", sr->kstack && sr->ustack ?
-		 "kernel and user" : sr->kstack ? "kernel" : "user");
 	svg_status(status, sizeof(status), r);
 	report_human_ns(tot, sizeof(tot), (double)t.total);
 	snprintf(status + strlen(status), sizeof(status) - strlen(status), "; %u stacks, %s "
-		 "off-CPU in all%s", top, tot, top < n ? " (--top)" : "");
+		 "%s in all%s", top, tot, what, top < n ? " (--top)" : "");
 	/* one more row for a parent's merged narrow frames */
 	depth = t.total ? drawn_depth(&t, 0, 0, (double)(WIDTH - 2 * PAD) / (double)t.total) + 1 : 0;
 	height = 60 + (depth + 1) * FRAME_H + 50;
@@ -301,19 +331,34 @@ void svg_flame(FILE *f, const struct report *r)
 	fprintf(f, "<text id=\"selftest\" x=\"%u\" y=\"%u\" class=\"status\"> </text>\n", PAD,
 		height - 8);
 	e = (struct emit){ f, &t, t.total ? (double)(WIDTH - 2 * PAD) / (double)t.total : 0,
-			   height - 50 - FRAME_H, 0 };
+			   height - 50 - FRAME_H, 0, pal };
 	if (t.total)
-		emit(&e, 0, PAD, 0);
+		emit(&e, 0, PAD, 0, false);
 	else
-		fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">no off-CPU time by "
-			"stack in this window</text>\n", WIDTH / 2, height / 2);
-	fprintf(f, script, WIDTH, t.total, PAD, PAD, PAD, PAD, PAD);
+		fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">no %s time by "
+			"stack in this window</text>\n", WIDTH / 2, height / 2, what);
+	fprintf(f, script, WIDTH, t.total, what, PAD, PAD, PAD, PAD, PAD);
 	svg_end(f);
 	free(t.v);
-	stacks_fold_free(lines, n);
 	return;
 oom:
 	free(t.v);
-	stacks_fold_free(lines, n);
 	fputs("offcpu-ftrace: out of memory drawing the flame graph\n", stderr);
+}
+
+void svg_flame(FILE *f, const struct report *r)
+{
+	const struct stack_report *sr = r->stacks;
+	struct fold_line *lines = NULL;
+	uint32_t n = 0;
+	char title[128];
+
+	if (stacks_fold(sr, &lines, &n)) {
+		fputs("offcpu-ftrace: out of memory drawing the flame graph\n", stderr);
+		return;
+	}
+	snprintf(title, sizeof(title), "Off-CPU time by %s stack", sr->kstack && sr->ustack ?
+		 "kernel and user" : sr->kstack ? "kernel" : "user");
+	svg_flame_lines(f, r, lines, n, sr->top, title, FLAME_OFFCPU);
+	stacks_fold_free(lines, n);
 }

@@ -25,6 +25,11 @@ static const struct {
 	[OM_SAMPLED_BLOCKED] = { "offcpu_ftrace_sampled_blocked_seconds", "summary",
 				 "Blocked intervals from the kernel's counters sampled in /proc: "
 				 "count and total, no distribution.", 0 },
+	[OM_ONCPU] = { "offcpu_ftrace_oncpu_time_seconds", "histogram",
+		       "On-CPU time per timeslice: from switch-in to switch-out.", 32 },
+	[OM_SAMPLED_ONCPU] = { "offcpu_ftrace_sampled_oncpu_time_seconds", "summary",
+			       "On-CPU time from the kernel's counters sampled in /proc: "
+			       "timeslices and total, no distribution.", 0 },
 };
 
 unsigned om_max_exponent(enum om_family fam)
@@ -41,7 +46,8 @@ void om_family_head(FILE *f, enum om_family fam)
 enum om_family om_sampled(enum om_family traced)
 {
 	return traced == OM_RUNQ ? OM_SAMPLED_RUNQ : traced == OM_OFFCPU ? OM_SAMPLED_OFFCPU :
-	       traced == OM_BLOCKED ? OM_SAMPLED_BLOCKED : traced;
+	       traced == OM_BLOCKED ? OM_SAMPLED_BLOCKED : traced == OM_ONCPU ? OM_SAMPLED_ONCPU :
+	       traced;
 }
 
 void om_series(FILE *f, enum om_family fam, const char *labels, const struct hist *h)

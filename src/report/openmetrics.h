@@ -25,6 +25,8 @@ enum om_family {
 	OM_SAMPLED_RUNQ,	/* ..._sampled_runq_latency_seconds, summary (proc) */
 	OM_SAMPLED_OFFCPU,	/* ..._sampled_offcpu_time_seconds, summary (proc) */
 	OM_SAMPLED_BLOCKED,	/* ..._sampled_blocked_seconds, summary (proc) */
+	OM_ONCPU,		/* offcpu_ftrace_oncpu_time_seconds, histogram */
+	OM_SAMPLED_ONCPU,	/* ..._sampled_oncpu_time_seconds, summary (proc) */
 	OM_NFAMILIES,
 };
 

@@ -30,9 +30,9 @@ static void print_section_head(FILE *f, const struct report *r,
 		fprintf(f, "\n%s = (other)\n", kn);
 		return;
 	}
-	if (r->key == KEY_COMM) {
-		fprintf(f, "\ncomm = ");
-		report_text_comm(f, g->comm);
+	if (report_key_named(r->key)) {
+		fprintf(f, "\n%s = ", kn);
+		report_text_name(f, r, g);
 		fputc('\n', f);
 		return;
 	}
@@ -75,9 +75,9 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (r->groups->overflow)
 		fprintf(f, "# %" PRIu64 " interval%s in group (other): --max-groups reached\n",
 			r->groups->overflow, r->groups->overflow == 1 ? "" : "s");
-	if (c->dropped)
+	if (r->dropped)
 		fprintf(f, "# %" PRIu64 " interval%s dropped: the kernel's hist map was full "
-			"(results partial)\n", c->dropped, c->dropped == 1 ? "" : "s");
+			"(results partial)\n", r->dropped, r->dropped == 1 ? "" : "s");
 	if (r->recovered)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", r->recovered,
@@ -86,22 +86,47 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# partial: %" PRIu64 " context switch%s of the selected threads "
 			"missing from the trace\n", c->missed_switch,
 			c->missed_switch == 1 ? "" : "es");
-	if (c->unmeasured && !strcmp(r->command, "runq"))
+	if (c->unmeasured && r->measure == MEASURE_RUNQ)
 		fprintf(f, "# partial: %" PRIu64 " run-queue wait%s not measured: %s wakeup or "
 			"switch-in is not in the trace (lost events, or a kernel that does "
 			"not record what happens while a CPU idles: see 'offcpu-ftrace info')\n",
 			c->unmeasured, c->unmeasured == 1 ? "" : "s",
 			c->unmeasured == 1 ? "its" : "their");
-	if (c->inferred && strcmp(r->command, "runq"))
+	if (c->unmeasured && r->measure == MEASURE_RUNQ && r->unmeasured_sized)
+		fprintf(f, "# their size: their threads' schedstat run_delay holds %.3f ms more than "
+			"was measured (at most: a wait under way when tracing began counts whole)%s\n",
+			(double)r->unmeasured_ns / 1e6, r->unmeasured_unsized ? "; the threads of "
+			"some exited, their waits not sized" : "");
+	if (c->from_waking > c->onto_idle && r->measure == MEASURE_RUNQ)
+		fprintf(f, "# %" PRIu64 " run-queue wait%s timed from sched_waking: %s sched_wakeup "
+			"is not in the trace (this kernel does not record what happens while a CPU "
+			"idles); longer by the waking-to-wakeup gap, a few microseconds\n",
+			c->from_waking - c->onto_idle, c->from_waking - c->onto_idle == 1 ? "" : "s",
+			c->from_waking - c->onto_idle == 1 ? "its" : "their");
+	if (c->onto_idle && r->measure == MEASURE_RUNQ)
+		fprintf(f, "# %" PRIu64 " run-queue wait%s woken onto an idle CPU, %s sched_wakeup not "
+			"in the trace: 0, the CPU ran %s as it left idle (the kernel's run_delay "
+			"counts from there too)\n", c->onto_idle, c->onto_idle == 1 ? "" : "s",
+			c->onto_idle == 1 ? "its" : "their", c->onto_idle == 1 ? "it" : "them");
+	if (c->idle_woken && r->measure == MEASURE_RUNQ)
+		fprintf(f, "# %" PRIu64 " run-queue wait%s woken in an idle CPU's interrupt (a timer, "
+			"an I/O completion: no sched_waking or sched_wakeup in the trace) onto a CPU "
+			"idle since %s blocked: 0, the same switch from idle\n", c->idle_woken,
+			c->idle_woken == 1 ? "" : "s", c->idle_woken == 1 ? "it" : "they");
+	if (c->inferred && r->measure == MEASURE_OFFCPU)
 		fprintf(f, "# partial: %" PRIu64 " off-CPU interval%s closed at %s wakeup or the "
 			"CPU's last event before the gap: short by at most %.3f ms in all\n",
 			c->inferred, c->inferred == 1 ? "" : "s", c->inferred == 1 ? "its" : "their",
 			(double)c->inferred_slack_ns / 1e6);
-	if (c->off_unmeasured && strcmp(r->command, "runq"))
+	if (c->off_unmeasured && r->measure == MEASURE_OFFCPU)
 		fprintf(f, "# partial: %" PRIu64 " off-CPU interval%s not measured: the thread "
 			"switched in where the trace has a gap, and neither its wakeup nor that "
 			"CPU's events bound when\n", c->off_unmeasured,
 			c->off_unmeasured == 1 ? "" : "s");
+	if (c->slice_unmeasured && r->measure == MEASURE_ONCPU)
+		fprintf(f, "# partial: %" PRIu64 " on-CPU slice%s not measured: the switch that "
+			"began %s is not in the trace\n", c->slice_unmeasured,
+			c->slice_unmeasured == 1 ? "" : "s", c->slice_unmeasured == 1 ? "it" : "them");
 	if (c->late)
 		fprintf(f, "# %" PRIu64 " event%s arrived out of time order\n", c->late,
 			c->late == 1 ? "" : "s");
@@ -126,7 +151,7 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (c->tgid_unknown)
 		fprintf(f, "# %" PRIu64 " interval%s of exited threads keyed by tid: process unknown\n",
 			c->tgid_unknown, c->tgid_unknown == 1 ? "" : "s");
-	if (strcmp(r->command, "runq") &&
+	if (r->measure == MEASURE_OFFCPU &&
 	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
 		fprintf(f, "# blocked by state: sleeping (S) %.1f ms, uninterruptible (D, disk and "
 			"some locks) %.1f ms, other %.1f ms%s\n", (double)c->blocked_s_ns / 1e6,
@@ -150,12 +175,20 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 	struct hist empty;
 	uint32_t i, shown;
 
+	if (r->text_head)
+		r->text_head(f, r->extra_arg);
 	if (r->timestamp)
 		print_timestamp(f, r);
 	if (r->stacks) {
 		/* folded output stays pure for flame graph tools */
 		stacks_print_text(f, r->stacks);
 		print_trailer(r->stacks->folded ? stderr : f, r);
+		return;
+	}
+	/* an analysis's own body first: it has the sampling's totals too */
+	if (r->text_body) {
+		r->text_body(f, r->extra_arg);
+		print_trailer(f, r);
 		return;
 	}
 	if (r->sampling) {
@@ -189,8 +222,8 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 				fprintf(f, "@%s: \n", r->unit);
 			else if (g->id == GROUP_OTHER)
 				fprintf(f, "@%s[other]: \n", r->unit);
-			else if (r->key == KEY_COMM)
-				fprintf(f, "@%s[%.16s]: \n", r->unit, g->comm);
+			else if (report_key_named(r->key))
+				fprintf(f, "@%s[%s]: \n", r->unit, report_group_name(r, g));
 			else
 				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
 			out_hist_bpftrace(f, &g->h);
@@ -220,12 +253,17 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 	int lo = hist_min_slot(h), hi = hist_max_slot(h), k;
 
 	fputc('{', f);
-	if (r->key == KEY_COMM) {
-		if (g->id == GROUP_OTHER)
-			fputs("\"comm\":null,\"other\":true,", f);
-		else {
-			fputs("\"comm\":", f);
-			json_str(f, g->comm, COMM_LEN);
+	if (report_key_named(r->key)) {
+		if (g->id == GROUP_OTHER) {
+			fprintf(f, "\"%s\":null,\"other\":true,", kn);
+		} else {
+			fprintf(f, "\"%s\":", kn);
+			json_str(f, report_group_name(r, g), 256);
+			fputc(',', f);
+		}
+		if (r->key == KEY_CGROUP) {
+			fputs("\"cgroup_path\":", f);
+			json_str_or_null(f, g->path, 4096);
 			fputc(',', f);
 		}
 	} else if (kn) {
@@ -299,7 +337,9 @@ static void print_json(FILE *f, struct report *r)
 		fputs("null", f);
 	fputs("},\"events\":{", f);
 	for (i = SEV_SWITCH; i < SEV_NTYPES; i++)
-		fprintf(f, "\"%s\":%" PRIu64 ",", sched_ev_name(i), c->events[i]);
+		/* samples (profile's) and cgroup moves (--by cgroup's) where there are any */
+		if (i < SEV_SAMPLE || c->events[i])
+			fprintf(f, "\"%s\":%" PRIu64 ",", sched_ev_name(i), c->events[i]);
 	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
 	for (i = 0; i < r->ncpu; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
@@ -316,7 +356,15 @@ static void print_json(FILE *f, struct report *r)
 		",\"dropped\":%" PRIu64, inc->open_at_start, inc->open_at_end, inc->negative,
 		c->state_overflow, gs->overflow, c->tgid_unknown,
 		c->missed_switch, c->inferred, c->inferred_slack_ns, c->unmeasured,
-		c->off_unmeasured, c->late, c->dropped);
+		c->off_unmeasured, c->late, r->dropped);
+	if (r->measure == MEASURE_ONCPU)
+		fprintf(f, ",\"slice_unmeasured\":%" PRIu64, c->slice_unmeasured);
+	if (r->measure == MEASURE_RUNQ)
+		fprintf(f, ",\"from_waking\":%" PRIu64 ",\"onto_idle\":%" PRIu64
+			",\"woken_in_idle\":%" PRIu64, c->from_waking, c->onto_idle, c->idle_woken);
+	if (r->measure == MEASURE_RUNQ && r->unmeasured_sized)
+		fprintf(f, ",\"unmeasured_ns\":%" PRIu64 ",\"unmeasured_unsized\":%" PRIu64,
+			r->unmeasured_ns, r->unmeasured_unsized);
 	if (r->stacks)
 		fprintf(f, ",\"no_stack\":%" PRIu64 ",\"stack_overflow\":%" PRIu64
 			",\"stack_sum_overflow\":%" PRIu64, c->no_stack, r->stack_overflow,
@@ -326,11 +374,14 @@ static void print_json(FILE *f, struct report *r)
 			",\"late_unreadable\":%" PRIu64, c->late_kstacks, r->late_unknown_frames,
 			r->late_unreadable);
 	fputs("},\"groups\":[", f);
-	if (gs->n == 0 && r->key == KEY_NONE) {
+	if (r->json_groups) {
+		r->json_groups(f, r->extra_arg);
+		shown = gs->n;	/* theirs: nothing "not shown" */
+	} else if (gs->n == 0 && r->key == KEY_NONE) {
 		memset(&empty, 0, sizeof(empty));
 		json_group(f, r, &empty);
 	}
-	for (i = 0; i < shown; i++) {
+	for (i = 0; !r->json_groups && i < shown; i++) {
 		if (i)
 			fputc(',', f);
 		json_group(f, r, gs->v[i]);
@@ -354,6 +405,8 @@ static void print_json(FILE *f, struct report *r)
 			fprintf(f, ",\"stacks_not_shown\":{\"stacks\":%u,\"count\":%" PRIu64
 				",\"total_ns\":%" PRIu64 "}", left, sc, sns);
 	}
+	if (r->json_extra)
+		r->json_extra(f, r->extra_arg);
 	fputs("}\n", f);
 }
 
@@ -370,11 +423,11 @@ static void om_labels(char *buf, size_t len, const struct report *r, const struc
 	fprintf(m, "command=\"%s\"", r->command);
 	if (kn && g->id == GROUP_OTHER)
 		fprintf(m, ",%s=\"other\"", kn);
-	else if (kn && r->key != KEY_COMM)
+	else if (kn && !report_key_named(r->key))
 		fprintf(m, ",%s=\"%" PRId64 "\"", kn, g->id);
-	if (kn && r->key != KEY_CPU && !(r->key == KEY_COMM && g->id == GROUP_OTHER)) {
-		fputs(",comm=\"", m);
-		om_label_value(m, g->comm, COMM_LEN);
+	if (kn && r->key != KEY_CPU && !(report_key_named(r->key) && g->id == GROUP_OTHER)) {
+		fprintf(m, ",%s=\"", r->key == KEY_CGROUP ? "cgroup" : "comm");
+		om_label_value(m, report_group_name(r, g), 256);
 		fputc('"', m);
 	}
 	fputc('\0', m);
@@ -384,12 +437,15 @@ static void om_labels(char *buf, size_t len, const struct report *r, const struc
 
 static void print_openmetrics(FILE *f, struct report *r)
 {
-	enum om_family fam = !strcmp(r->command, "runq") ? OM_RUNQ : OM_OFFCPU;
+	enum om_family fam = r->measure == MEASURE_RUNQ ? OM_RUNQ :
+			     r->measure == MEASURE_ONCPU ? OM_ONCPU : OM_OFFCPU;
 	struct groups *gs = r->groups;
 	const struct an_counts *c = r->counts;
 	struct om_status st = { 0 };
 	char labels[320];
 	struct hist empty;
+	struct group rest;
+	bool have_rest = false;
 	uint32_t i, shown;
 
 	/* sampled totals have no distribution: a summary, not buckets */
@@ -407,9 +463,25 @@ static void print_openmetrics(FILE *f, struct report *r)
 		snprintf(labels, sizeof(labels), "command=\"%s\"", r->command);
 		om_series(f, fam, labels, &empty);
 	}
-	for (i = 0; i < shown; i++) {
-		om_labels(labels, sizeof(labels), r, gs->v[i]);
-		om_series(f, fam, labels, &gs->v[i]->h);
+	/*
+	 * --top: the rest in one series with the (other) group of
+	 * --max-groups, KEY="other": the cardinality stays bounded
+	 */
+	memset(&rest, 0, sizeof(rest));
+	rest.id = GROUP_OTHER;
+	hist_reset(&rest.h);
+	for (i = 0; i < gs->n; i++) {
+		if (i < shown && gs->v[i]->id != GROUP_OTHER) {
+			om_labels(labels, sizeof(labels), r, gs->v[i]);
+			om_series(f, fam, labels, &gs->v[i]->h);
+		} else {
+			hist_merge(&rest.h, &gs->v[i]->h);
+			have_rest = true;
+		}
+	}
+	if (have_rest) {
+		om_labels(labels, sizeof(labels), r, &rest);
+		om_series(f, fam, labels, &rest.h);
 	}
 	st.command = r->command;
 	st.backend = r->backend;
@@ -417,7 +489,7 @@ static void print_openmetrics(FILE *f, struct report *r)
 	st.end = r->wall;
 	st.lost = r->lost;
 	st.missed_switches = c->missed_switch;
-	st.unmeasured = c->unmeasured + c->off_unmeasured;
+	st.unmeasured = c->unmeasured + c->off_unmeasured + c->slice_unmeasured;
 	st.recovered = r->recovered;
 	st.partial = report_partial(r);
 	st.sampled = r->sampling != NULL;
@@ -429,7 +501,8 @@ bool report_partial(const struct report *r)
 {
 	const struct an_counts *c = r->counts;
 
-	return r->lost || c->dropped || c->missed_switch || c->unmeasured;
+	return r->lost || r->dropped || c->missed_switch || c->unmeasured ||
+	       c->slice_unmeasured;
 }
 
 /* svg: stacks as a flame graph; -i's intervals as a heat map, drawn at the

@@ -26,8 +26,16 @@ enum out_format {
 
 struct heat;
 
+/* What a report's histograms measure (its titles, metric family, footer lines). */
+enum rep_measure {
+	MEASURE_RUNQ,		/* waits for a CPU */
+	MEASURE_OFFCPU,		/* off-CPU intervals */
+	MEASURE_ONCPU,		/* on-CPU timeslices */
+};
+
 struct report {
-	const char *command;		/* "runq", "offcpu" */
+	const char *command;		/* the command, as the output names it */
+	enum rep_measure measure;
 	const char *backend;		/* "ring", ... */
 	const char *backend_why;	/* why it was chosen, or NULL */
 	const char *clock;		/* trace clock used */
@@ -57,10 +65,25 @@ struct report {
 	uint64_t command_cpu_ns;	/* -- COMMAND: its and its children's CPU time
 					 * (rusage), 0 unknown */
 	uint64_t lost;			/* events lost, all CPUs */
+	uint64_t dropped;		/* intervals an aggregating backend's
+					 * kernel map dropped (hist: it was full) */
+	/* the run-queue waits not measured, sized by the threads' schedstat */
+	bool unmeasured_sized;
+	uint64_t unmeasured_ns, unmeasured_unsized;
 	uint64_t recovered;		/* switches only a second source had
 					 * (perf's context-switch records) */
 	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
 	unsigned ncpu;
+	/*
+	 * optional, an analysis's own part: more JSON members (each written
+	 * as ',"name":value'), the text printed instead of the histograms
+	 * (the trailer follows it), and a heading above them
+	 */
+	void (*json_extra)(FILE *f, void *arg);
+	void (*text_body)(FILE *f, void *arg);
+	void (*text_head)(FILE *f, void *arg);	/* before the text's histograms */
+	void (*json_groups)(FILE *f, void *arg);	/* the groups array's members */
+	void *extra_arg;
 };
 
 /* Histogram rows only, in BCC's "usecs : count distribution" layout. */

@@ -7,6 +7,12 @@
 #include "report.h"
 #include "report_local.h"
 
+const char *report_measure_title(enum rep_measure m)
+{
+	return m == MEASURE_RUNQ ? "Run-queue latency" : m == MEASURE_ONCPU ? "On-CPU time" :
+	       "Off-CPU time";
+}
+
 const char *report_key_name(enum an_key k)
 {
 	switch (k) {
@@ -18,26 +24,50 @@ const char *report_key_name(enum an_key k)
 		return "cpu";
 	case KEY_COMM:
 		return "comm";
+	case KEY_CGROUP:
+		return "cgroup";
 	default:
 		return NULL;
 	}
 }
 
-static size_t comm_len(const char *c)
+bool report_key_named(enum an_key k)
 {
-	return strnlen(c, COMM_LEN);
+	return k == KEY_COMM || k == KEY_CGROUP;
+}
+
+const char *report_group_name(const struct report *r, const struct group *g)
+{
+	if (r->key == KEY_CGROUP)
+		return g->label ? g->label : "(unknown)";
+	return g->comm;
+}
+
+void report_text_name(FILE *f, const struct report *r, const struct group *g)
+{
+	text_field(f, report_group_name(r, g), r->key == KEY_CGROUP ? 256 : COMM_LEN, 0);
+}
+
+const char *report_key_plural(enum an_key k)
+{
+	switch (k) {
+	case KEY_PID:
+		return "processes";
+	case KEY_TID:
+		return "threads";
+	case KEY_CPU:
+		return "CPUs";
+	case KEY_CGROUP:
+		return "cgroups";
+	default:
+		return "command names";
+	}
 }
 
 /* comm for text output: control characters would corrupt the layout */
 void report_text_comm(FILE *f, const char *s)
 {
-	size_t i, n = comm_len(s);
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
-	}
+	text_field(f, s, COMM_LEN, 0);
 }
 
 
@@ -67,8 +97,7 @@ void report_print_not_shown(FILE *f, const struct report *r, uint32_t shown)
 		return;
 	report_not_shown(r, shown, &n, &ns);
 	fprintf(f, "# and %u more %s (--top %u): %" PRIu64 " interval%s, %.3f ms in all\n",
-		gs->n - shown, r->key == KEY_PID ? "processes" : r->key == KEY_TID ? "threads" :
-		r->key == KEY_CPU ? "CPUs" : "command names", r->top, n, n == 1 ? "" : "s",
+		gs->n - shown, report_key_plural(r->key), r->top, n, n == 1 ? "" : "s",
 		(double)ns / 1e6);
 }
 

@@ -15,18 +15,18 @@
 void sampled_print_table(FILE *f, struct report *r)
 {
 	const char *kn = report_key_name(r->key);
-	bool runq = !strcmp(r->command, "runq");
+	bool runq = r->measure == MEASURE_RUNQ, on = r->measure == MEASURE_ONCPU;
 	struct groups *gs = r->groups;
 	uint32_t i, shown;
 
 	groups_sort_by_total(gs);
 	shown = report_groups_shown(r);
 	fprintf(f, "%s per %s, from the kernel's counters (largest first):\n",
-		runq ? "run-queue waits" : "off-CPU time",
+		runq ? "run-queue waits" : on ? "on-CPU time" : "off-CPU time",
 		r->key == KEY_PID ? "process" : r->key == KEY_TID ? "thread" :
-		r->key == KEY_COMM ? "command name" : "window");
+		r->key == KEY_COMM ? "command name" : r->key == KEY_CGROUP ? "cgroup" : "window");
 	fprintf(f, "%8s %-16s %10s %14s %12s\n", r->key == KEY_PID ? "PID" :
-		r->key == KEY_TID ? "TID" : "", kn ? "COMM" : "", runq ? "WAITS" : "INTERVALS",
+		r->key == KEY_TID ? "TID" : "", r->key == KEY_CGROUP ? "CGROUP" : kn ? "COMM" : "", runq ? "WAITS" : on ? "SLICES" : "INTERVALS",
 		r->unit, "mean");
 	if (gs->n == 0)
 		fprintf(f, "%8s %-16s %10d %14d %12s\n", "", kn ? "(none)" : "all", 0, 0, "-");
@@ -38,7 +38,13 @@ void sampled_print_table(FILE *f, struct report *r)
 			fprintf(f, "%8s %-16s", "", "all");
 		else if (g->id == GROUP_OTHER)
 			fprintf(f, "%8s %-16s", "other", "");
-		else {
+		else if (r->key == KEY_CGROUP) {
+			const char *name = report_group_name(r, g);
+
+			fprintf(f, "%8s ", "");
+			report_text_name(f, r, g);
+			fprintf(f, "%*s", (int)(strlen(name) < 16 ? 16 - strlen(name) : 0), "");
+		} else {
 			if (r->key == KEY_COMM)
 				fprintf(f, "%8s ", "");
 			else

@@ -76,6 +76,36 @@ static void folded_comm(FILE *f, const char *comm)
 
 static char kbuf[STACK_MAX_DEPTH][NAME_LEN], ubuf[STACK_MAX_DEPTH][NAME_LEN];
 
+/* --by cgroup: the entry's cgroup, named and its path ("(unknown)", NULL where none) */
+static const char *cgroup_of_entry(const struct stack_report *r, const struct stackagg_ent *e,
+				   const char **path)
+{
+	const char *label = NULL;
+
+	*path = NULL;
+	if (r->cgroup_names)
+		r->cgroup_names(STACK_ID_CG(e->id), &label, path, r->cgroup_arg);
+	return label ? label : "(unknown)";
+}
+
+/* an entry's name: its thread's (or process's) comm; with --by cgroup, "cgroup;comm" */
+static void folded_name(FILE *f, const struct stack_report *r, const struct stackagg_ent *e)
+{
+	const char *path, *cg;
+
+	if (r->key == KEY_CGROUP) {
+		cg = cgroup_of_entry(r, e, &path);
+		folded_cgroup(f, cg);
+	}
+	folded_comm(f, e->comm);
+}
+
+/* the id JSON and text show: the thread's with --by cgroup */
+static int64_t shown_id(const struct stack_report *r, const struct stackagg_ent *e)
+{
+	return r->key == KEY_CGROUP ? STACK_ID_TID(e->id) : e->id;
+}
+
 static uint32_t shown(const struct stack_report *r)
 {
 	return r->top && r->top < r->agg->n ? r->top : r->agg->n;
@@ -91,7 +121,7 @@ static void folded_line(FILE *f, const struct stack_report *r, const struct stac
 		name_stack(r, true, e->kstack, e->tgid, kbuf, &ks);
 	if (r->ustack)
 		name_stack(r, false, e->ustack, e->tgid, ubuf, &us);
-	folded_comm(f, e->comm);
+	folded_name(f, r, e);
 	if (r->ustack) {
 		if (!e->ustack)
 			fputs(";[Missed User Stack]", f);
@@ -248,8 +278,8 @@ void stacks_print_text(FILE *f, const struct stack_report *r)
 				fprintf(f, "    %s\n", us.name[i]);
 		}
 		fprintf(f, "    %-16s ", "-");
-		folded_comm(f, e->comm);
-		fprintf(f, " (%" PRId64 ")\n        %" PRIu64 "\n\n", e->id, total);
+		folded_name(f, r, e);
+		fprintf(f, " (%" PRId64 ")\n        %" PRIu64 "\n\n", shown_id(r, e), total);
 	}
 }
 
@@ -267,8 +297,18 @@ void stacks_print_json(FILE *f, const struct stack_report *r)
 			name_stack(r, true, e->kstack, e->tgid, kbuf, &ks);
 		if (r->ustack)
 			name_stack(r, false, e->ustack, e->tgid, ubuf, &us);
-		fprintf(f, "%s{\"%s\":%" PRId64 ",\"comm\":", k ? "," : "",
-			r->key == KEY_PID ? "pid" : "tid", e->id);
+		fprintf(f, "%s{", k ? "," : "");
+		if (r->key == KEY_CGROUP) {
+			const char *path, *cg = cgroup_of_entry(r, e, &path);
+
+			fputs("\"cgroup\":", f);
+			json_str(f, cg, 256);
+			fputs(",\"cgroup_path\":", f);
+			json_str_or_null(f, path, 4096);
+			fputc(',', f);
+		}
+		fprintf(f, "\"%s\":%" PRId64 ",\"comm\":", r->key == KEY_PID ? "pid" : "tid",
+			shown_id(r, e));
 		json_str(f, e->comm, COMM_LEN);
 		fprintf(f, ",\"count\":%" PRIu64 ",\"total\":%" PRIu64 ",\"total_ns\":%" PRIu64
 			",\"kernel_frames\":%u,\"frames\":[", e->count,

@@ -26,6 +26,9 @@ struct stack_report {
 	enum an_key key;		/* KEY_PID: per process, else per thread */
 	uint64_t unit_ns;
 	const struct symbolizer *sym;
+	/* KEY_CGROUP: the entries' cgroups named (an_cfg's cgroup_names) */
+	void (*cgroup_names)(int id, const char **label, const char **path, void *arg);
+	void *cgroup_arg;
 };
 
 /* One folded stack ("comm;outer;...;inner") and its off-CPU time. */

@@ -30,6 +30,18 @@ void svg_status(char *buf, size_t len, const struct report *r);
 
 /* Off-CPU flame graph of r->stacks (interactive: tooltips, zoom, search). */
 void svg_flame(FILE *f, const struct report *r);
+/*
+ * A flame graph of folded @lines ("a;b;c", largest first; the first @top,
+ * 0 all) titled @title: frames above a "--" (offwaketime's waker part)
+ * in a palette of their own. FLAME_WALL: a wall-clock profile's lines,
+ * whose last frame is [on-cpu...], [runq] or an off-CPU kind; frames
+ * mostly on a CPU are drawn warm, mostly waiting for one purple, the
+ * rest blue, and the totals say wall-clock.
+ */
+enum flame_palette { FLAME_OFFCPU, FLAME_WALL };
+struct fold_line;
+void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *lines, uint32_t n,
+		     uint32_t top, const char *title, enum flame_palette pal);
 /* One window's histograms: a bucket chart per group (--top N of them). */
 void svg_charts(FILE *f, struct report *r);
 

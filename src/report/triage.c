@@ -176,6 +176,34 @@ static void tail_cols(FILE *f, const struct hist *h)
 	fprintf(f, "  %10s %10s %10s\n", a, b, c);
 }
 
+/* --by cgroup: each cgroup's shares, wait tail and verdict */
+static void print_rows(FILE *f, const struct triage_in *in)
+{
+	char t[32];
+	size_t i;
+
+	fprintf(f, "\n%-25s %8s %8s %8s %10s  %s\n", "by cgroup:", "running", "waiting",
+		"blocked", "wait p99", "verdict");
+	for (i = 0; i < in->nrows; i++) {
+		const struct triage_row *r = &in->rows[i];
+
+		text_field(f, r->name, 256, 25);
+		if (!r->runq->count)
+			snprintf(t, sizeof(t), "-");
+		else if (!hist_timed(r->runq))
+			snprintf(t, sizeof(t), "sampled");
+		else
+			human(t, sizeof(t), (double)hist_percentile(r->runq, 99));
+		fprintf(f, " %7.0f%% %7.0f%% %7.0f%% %10s  %s\n", 100 * r->v.running,
+			100 * r->v.waiting, 100 * r->v.blocked, t, r->v.name);
+	}
+	fprintf(f, "# --by cgroup: each cgroup's verdict from its threads' time alone (the "
+		"thresholds above; no cgroup throttling or pressure); --format=json has why\n");
+	if (in->rows_lost)
+		fprintf(f, "# --by cgroup: %" PRIu64 " interval%s in no row (out of memory): the "
+			"rows are short of them\n", in->rows_lost, in->rows_lost == 1 ? "" : "s");
+}
+
 static void print_text(FILE *f, const struct triage_in *in, const struct verdict *v)
 {
 	char t[32];
@@ -208,6 +236,8 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 		fprintf(f, "# not counted as blocked: %s asleep in processes that started "
 			"processes of their own (waiting for their children)\n", t);
 	}
+	if (in->nrows)
+		print_rows(f, in);
 	fputs("\npressure (some, share of the window):", f);
 	for (i = 0; i < PSI_N; i++) {
 		double s = psi_share(in, i);
@@ -223,6 +253,14 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 		fprintf(f, "cpu throttling: %" PRIu64 " of %" PRIu64 " periods, %s\n",
 			in->nr_throttled, in->periods, t);
 	}
+	if (in->unclaimed >= 0)
+		fprintf(f, "unclaimed CPU: %.1f%% of CPU time idle while these threads waited on "
+			"another CPU's run queue\n", 100 * in->unclaimed);
+	if (in->unclaimed >= 0 && in->th.unclaimed && 100 * in->unclaimed >= in->th.unclaimed)
+		fprintf(f, "# note: work waited while CPUs idled (%.1f%% >= %u%%): CPU affinity "
+			"(taskset, cpusets) or slow load balancing keeps it off the idle CPUs; "
+			"offcpu-ftrace runqlen -O -C shows which queues\n", 100 * in->unclaimed,
+			in->th.unclaimed);
 	if (in->recovered)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", in->recovered,
@@ -250,6 +288,33 @@ static void json_hist(FILE *f, const char *name, const struct hist *h)
 			first ? "" : ",", hist_slot_low((unsigned)k), hist_slot_high((unsigned)k),
 			h->slot[k]);
 	fputs("]}", f);
+}
+
+static void json_rows(FILE *f, const struct triage_in *in)
+{
+	size_t i;
+
+	fprintf(f, ",\"cgroups_lost\":%" PRIu64 ",\"cgroups\":[", in->rows_lost);
+	for (i = 0; i < in->nrows; i++) {
+		const struct triage_row *r = &in->rows[i];
+
+		fprintf(f, "%s{\"cgroup\":", i ? "," : "");
+		json_str(f, r->name, 256);
+		fputs(",\"path\":", f);
+		json_str_or_null(f, r->path, 4096);
+		fprintf(f, ",\"time_ns\":{\"running\":%" PRIu64 ",\"waiting\":%" PRIu64
+			",\"blocked\":%" PRIu64 "},\"share\":{\"running\":%.4f,\"waiting\":%.4f,"
+			"\"blocked\":%.4f},\"blocked_ns\":{\"uninterruptible\":%" PRIu64
+			",\"asleep\":%" PRIu64 ",\"parents_waiting\":%" PRIu64 "}", r->running_ns,
+			r->runq_ns, r->blocked_ns, r->v.running, r->v.waiting, r->v.blocked,
+			r->blocked_d_ns, r->blocked_s_ns, r->parent_wait_ns);
+		json_hist(f, "runq", r->runq);
+		json_hist(f, "blocked", r->blocked);
+		fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"why\":", r->v.name);
+		json_str(f, r->v.why, sizeof(r->v.why));
+		fputs("}}", f);
+	}
+	fputc(']', f);
 }
 
 static void print_json(FILE *f, const struct triage_in *in, const struct verdict *v)
@@ -286,22 +351,53 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 			in->throttled_ns);
 	else
 		fputs("null", f);
+	if (in->unclaimed >= 0)
+		fprintf(f, ",\"unclaimed_share\":%.6f", in->unclaimed);
+	else
+		fputs(",\"unclaimed_share\":null", f);
 	fprintf(f, ",\"lost\":%" PRIu64 ",\"missed_switch\":%" PRIu64 ",\"unmeasured\":%"
 		PRIu64 ",\"inferred\":%" PRIu64 ",\"switch_records\":%" PRIu64
 		",\"partial\":%s", in->lost, in->missed_switch, in->unmeasured, in->inferred,
 		in->recovered, in->partial ? "true" : "false");
 	if (in->sampling)
 		sampled_print_json(f, in->sampling, in->command_cpu_ns);
+	if (in->nrows)
+		json_rows(f, in);
 	fprintf(f, ",\"thresholds\":{\"runq_tail_us\":%" PRIu64 ",\"runq_share\":%u,"
 		"\"blocked_share\":%u,\"oncpu_share\":%u,\"throttle_share\":%u,"
-		"\"wait_demand\":%u}", in->th.runq_tail_us, in->th.runq_share,
+		"\"wait_demand\":%u,\"unclaimed\":%u}", in->th.runq_tail_us, in->th.runq_share,
 		in->th.blocked_share, in->th.oncpu_share, in->th.throttle_share,
-		in->th.wait_demand);
+		in->th.wait_demand, in->th.unclaimed);
 	fprintf(f, ",\"verdict\":{\"kind\":\"%s\",\"why\":", v->name);
 	json_str(f, v->why, sizeof(v->why));
 	fputs(",\"next\":", f);
 	json_str(f, v->next, sizeof(v->next));
 	fputs("}}\n", f);
+}
+
+/* --by cgroup: a row's labels, 'command="triage",cgroup="NAME"' */
+static void row_labels(char *buf, size_t len, const struct triage_row *r)
+{
+	FILE *m = fmemopen(buf, len, "w");
+
+	if (!m) {
+		buf[0] = '\0';
+		return;
+	}
+	fputs("command=\"triage\",cgroup=\"", m);
+	om_label_value(m, r->name, 256);
+	fputs("\"", m);
+	fputc('\0', m);
+	fclose(m);
+	buf[len - 1] = '\0';
+}
+
+static void om_shares(FILE *f, const char *lab, const struct verdict *v)
+{
+	fprintf(f, "offcpu_ftrace_time_share{%s,state=\"running\"} %.4f\n"
+		"offcpu_ftrace_time_share{%s,state=\"waiting\"} %.4f\n"
+		"offcpu_ftrace_time_share{%s,state=\"blocked\"} %.4f\n", lab, v->running, lab,
+		v->waiting, lab, v->blocked);
 }
 
 static void print_openmetrics(FILE *f, const struct triage_in *in, const struct verdict *v)
@@ -310,28 +406,48 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 	enum om_family bl = in->sampling ? om_sampled(OM_BLOCKED) : OM_BLOCKED;
 	struct om_status st = { 0 };
 	static const char lab[] = "command=\"triage\"";
+	char rl[600];
+	size_t i;
 
 	om_family_head(f, rq);
 	om_series(f, rq, lab, in->runq);
+	for (i = 0; i < in->nrows; i++) {
+		row_labels(rl, sizeof(rl), &in->rows[i]);
+		om_series(f, rq, rl, in->rows[i].runq);
+	}
 	om_family_head(f, bl);
 	om_series(f, bl, lab, in->blocked);
+	for (i = 0; i < in->nrows; i++) {
+		row_labels(rl, sizeof(rl), &in->rows[i]);
+		om_series(f, bl, rl, in->rows[i].blocked);
+	}
 	fprintf(f, "# TYPE offcpu_ftrace_time_share gauge\n"
-		"# HELP offcpu_ftrace_time_share Share of the triaged threads' time.\n"
-		"offcpu_ftrace_time_share{%s,state=\"running\"} %.4f\n"
-		"offcpu_ftrace_time_share{%s,state=\"waiting\"} %.4f\n"
-		"offcpu_ftrace_time_share{%s,state=\"blocked\"} %.4f\n", lab, v->running, lab,
-		v->waiting, lab, v->blocked);
+		"# HELP offcpu_ftrace_time_share Share of the triaged threads' time.\n");
+	om_shares(f, lab, v);
+	for (i = 0; i < in->nrows; i++) {
+		row_labels(rl, sizeof(rl), &in->rows[i]);
+		om_shares(f, rl, &in->rows[i].v);
+	}
 	fprintf(f, "# TYPE offcpu_ftrace_blocked_state_seconds gauge\n"
 		"# UNIT offcpu_ftrace_blocked_state_seconds seconds\n"
 		"# HELP offcpu_ftrace_blocked_state_seconds Blocked time by the state it began in.\n"
 		"offcpu_ftrace_blocked_state_seconds{%s,state=\"D\"} %.6f\n"
 		"offcpu_ftrace_blocked_state_seconds{%s,state=\"S\"} %.6f\n", lab,
 		(double)in->blocked_d_ns / 1e9, lab, (double)in->blocked_s_ns / 1e9);
+	if (in->unclaimed >= 0)
+		fprintf(f, "# TYPE offcpu_ftrace_cpu_unclaimed_ratio gauge\n# HELP "
+			"offcpu_ftrace_cpu_unclaimed_ratio Share of CPU time idle while tasks "
+			"waited on another CPU.\noffcpu_ftrace_cpu_unclaimed_ratio{%s} %.6f\n", lab,
+			in->unclaimed);
 	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
 	 * parser (promtool check metrics, older scrapers) refuses "info". */
 	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"
 		"# HELP offcpu_ftrace_verdict The triage verdict (1 for the verdict given).\n"
 		"offcpu_ftrace_verdict{%s,kind=\"%s\"} 1\n", lab, v->name);
+	for (i = 0; i < in->nrows; i++) {
+		row_labels(rl, sizeof(rl), &in->rows[i]);
+		fprintf(f, "offcpu_ftrace_verdict{%s,kind=\"%s\"} 1\n", rl, in->rows[i].v.name);
+	}
 	st.command = "triage";
 	st.backend = in->backend;
 	st.window_s = in->window_s;

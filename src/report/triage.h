@@ -24,6 +24,7 @@ struct triage_thresholds {
 	unsigned oncpu_share;		/* % of time running that means "on-CPU" */
 	unsigned throttle_share;	/* % of the window throttled by cpu.max */
 	unsigned wait_demand;		/* % of the time wanting a CPU spent waiting */
+	unsigned unclaimed;		/* % of CPU time idle while work waited: a note */
 };
 
 enum verdict_kind {
@@ -35,6 +36,8 @@ enum verdict_kind {
 	VERDICT_MIXED,
 	VERDICT_IDLE,		/* nothing selected ran */
 };
+
+struct triage_row;
 
 struct triage_in {
 	const char *scope;		/* "all threads", "make and its descendants", ... */
@@ -70,8 +73,16 @@ struct triage_in {
 	uint64_t unmeasured, inferred;	/* intervals the trace could not measure */
 	uint64_t recovered;		/* switches from perf's switch records */
 	bool partial;
+	/* CPU time idle while the threads waited on busy CPUs' queues, as a
+	 * share of all CPUs' time (cpuunclaimed); < 0 unknown (sampled) */
+	double unclaimed;
 	const struct backend_sampling *sampling;	/* proc: what it saw, else NULL */
 	uint64_t command_cpu_ns;	/* -- COMMAND's rusage, 0 unknown */
+	/* --by cgroup: a row per cgroup, the busiest first (--top: the rest
+	 * merged into a last row named "other"), else none */
+	const struct triage_row *rows;
+	size_t nrows;
+	uint64_t rows_lost;		/* intervals no row could keep (out of memory) */
 };
 
 struct verdict {
@@ -80,6 +91,15 @@ struct verdict {
 	char why[512];			/* the numbers that led to it */
 	char next[768];			/* what to run next */
 	double running, waiting, blocked;	/* shares 0..1 */
+};
+
+/* --by cgroup: one cgroup's part of the window, and its own verdict */
+struct triage_row {
+	const char *name;		/* the runtime's id, or the path */
+	const char *path;		/* below the hierarchy's root; NULL unknown */
+	uint64_t running_ns, runq_ns, blocked_ns, blocked_d_ns, blocked_s_ns, parent_wait_ns;
+	const struct hist *runq, *blocked;
+	struct verdict v;		/* triage_verdict() of its numbers alone */
 };
 
 void triage_verdict(const struct triage_in *in, struct verdict *v);

@@ -4,8 +4,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <traceevent/event-parse.h>
-
 #include "decode.h"
 
 static inline int64_t get_int(const uint8_t *p, const struct field_loc *f)
@@ -36,6 +34,30 @@ static inline int64_t get_int(const uint8_t *p, const struct field_loc *f)
 	}
 }
 
+/*
+ * A cgroup event's hierarchy and path. The path is the record's own bytes:
+ * it must lie inside the record and end in a NUL (the kernel writes
+ * strlen + 1 bytes), else it is NULL.
+ */
+static void decode_cgroup(const struct cgroup_loc *c, const uint8_t *p, uint32_t size,
+			  struct sched_event *ev)
+{
+	uint32_t loc = (uint32_t)get_int(p, &c->path), off = loc & 0xffff, len = loc >> 16;
+
+	ev->next_pid = 0;
+	ev->comm = NULL;
+	ev->next_comm = NULL;
+	ev->prev_state = 0;
+	ev->cg_root = (int32_t)get_int(p, &c->root);
+	ev->cg_level = c->level.size ? (int32_t)get_int(p, &c->level) : -1;
+	ev->cg_id = c->id.size ? (uint64_t)get_int(p, &c->id) : 0;
+	/* __rel_loc: from the end of the field */
+	if (c->path_rel)
+		off += (uint32_t)c->path.off + 4;
+	ev->cg_path = len && off <= size && len <= size - off && !p[off + len - 1] ?
+		      (const char *)p + off : NULL;
+}
+
 unsigned decode_record(const struct sched_layout *l, const void *data,
 		       uint32_t size, uint64_t ts, int32_t cpu,
 		       struct sched_event *ev)
@@ -60,17 +82,22 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	ev->comm = (const char *)p + l->comm[t].off;	/* fork: reset below */
 	ev->stack = NULL;
 	ev->stack_depth = 0;
+	ev->cg_path = NULL;
+	ev->has_target = l->target_cpu[t].size != 0;
+	ev->target_cpu = ev->has_target ? (int32_t)get_int(p, &l->target_cpu[t]) : -1;
 	if (t == SEV_FORK) {
 		ev->next_pid = (int32_t)get_int(p, &l->child_pid);
 		ev->comm = NULL;
 		ev->next_comm = NULL;
 		ev->prev_state = 0;
-	} else if (t >= SEV_KSTACK) {
+	} else if (sched_ev_is_stack(t)) {
 		ev->next_pid = t == SEV_USTACK ? ev->pid : 0;	/* tgid */
 		ev->pid = ev->common_pid;
 		ev->comm = NULL;
 		ev->next_comm = NULL;
 		ev->prev_state = 0;
+	} else if (t == SEV_CGROUP_ATTACH || t == SEV_CGROUP_TRANSFER) {
+		decode_cgroup(&l->cg[t - SEV_CGROUP_ATTACH], p, size, ev);
 	} else if (t == SEV_SWITCH) {
 		ev->next_pid = (int32_t)get_int(p, &l->next_pid);
 		ev->next_comm = (const char *)p + l->next_comm.off;

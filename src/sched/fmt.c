@@ -11,11 +11,6 @@
 
 #include "fmt.h"
 
-static const char *ev_system(unsigned type)
-{
-	return type >= SEV_KSTACK ? "ftrace" : "sched";
-}
-
 int fmt_init(struct sched_layout *l)
 {
 	unsigned i;
@@ -142,7 +137,7 @@ int fmt_add_event(struct sched_layout *l, const char *text, size_t len)
 		memcpy(copy, text, head);
 		memcpy(copy + head, empty, sizeof(empty));
 		err = tep_parse_event(l->tep, copy, head + sizeof(empty) - 1,
-				      ev_system((unsigned)type));
+				      sched_ev_system((unsigned)type));
 		free(copy);
 	}
 	if (err)
@@ -175,6 +170,60 @@ static int loc(struct tep_event *ev, const char *name, struct field_loc *out,
 	return 0;
 }
 
+/* Where the last of @ev's fields ends: the size of its records. */
+static uint32_t record_size(struct tep_event *ev)
+{
+	struct tep_format_field **f = tep_event_fields(ev);
+	uint32_t end = 0;
+	unsigned i;
+
+	for (i = 0; f && f[i]; i++)
+		if (f[i]->offset >= 0 && f[i]->size >= 0 && f[i]->offset <= UINT16_MAX &&
+		    f[i]->size <= UINT16_MAX && (uint32_t)(f[i]->offset + f[i]->size) > end)
+			end = (uint32_t)(f[i]->offset + f[i]->size);
+	free(f);
+	return end;
+}
+
+/* an integer field of 1..8 bytes, or none (size 0) when @optional */
+static int loc_int(struct tep_event *ev, const char *name, struct field_loc *out,
+		   uint32_t *min_size, bool optional)
+{
+	memset(out, 0, sizeof(*out));
+	if (!tep_find_any_field(ev, name))
+		return optional ? 0 : -EINVAL;
+	if (loc(ev, name, out, min_size) || (out->size != 1 && out->size != 2 &&
+					     out->size != 4 && out->size != 8))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * cgroup_attach_task, cgroup_transfer_tasks: the offsets read from the
+ * format, as they moved between kernels (dst_id an int after dst_root
+ * before 5.17 and its stable backports, a u64 after dst_level since;
+ * dst_path before pid in 4.x)
+ */
+static int resolve_cgroup(struct sched_layout *l, struct tep_event *ev, unsigned type)
+{
+	struct cgroup_loc *c = &l->cg[type - SEV_CGROUP_ATTACH];
+	uint32_t *ms = &l->min_size[type];
+	struct tep_format_field *f = tep_find_any_field(ev, "dst_path");
+
+	if (loc_int(ev, "pid", &l->pid[type], ms, false) || l->pid[type].size != 4 ||
+	    loc_int(ev, "dst_root", &c->root, ms, false) || c->root.size != 4 ||
+	    loc_int(ev, "dst_level", &c->level, ms, true) ||
+	    loc_int(ev, "dst_id", &c->id, ms, true))
+		return -EINVAL;
+	/* the string: a u32 of its offset (low 16 bits) and length (high 16) */
+	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || loc(ev, "dst_path", &c->path, ms) ||
+	    c->path.size != 4)
+		return -EINVAL;
+	/* by the type: TEP_FIELD_IS_RELATIVE is not in every libtraceevent */
+	c->path_rel = f->type && strstr(f->type, "__rel_loc") != NULL;
+	return 0;
+}
+
 int fmt_resolve(struct sched_layout *l, const char **missing)
 {
 	unsigned i;
@@ -188,19 +237,20 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 
 		if (l->id[i] < 0)
 			continue;
-		ev = tep_find_event_by_name(l->tep, ev_system(i), sched_ev_name(i));
+		ev = tep_find_event_by_name(l->tep, sched_ev_system(i), sched_ev_name(i));
 		if (!ev) {
 			*missing = sched_ev_name(i);
 			return -EINVAL;
 		}
 		l->id[i] = ev->id;
+		l->full_size[i] = record_size(ev);
 		bad |= loc(ev, "common_type", &l->common_type, ms);
 		bad |= loc(ev, "common_pid", &l->common_pid, ms);
 		/* decode_record() reads them before it knows the event: one place */
 		if (ct.size && (ct.off != l->common_type.off || ct.size != l->common_type.size ||
 				cp.off != l->common_pid.off || cp.size != l->common_pid.size))
 			bad = 1;
-		if (i >= SEV_KSTACK) {
+		if (sched_ev_is_stack(i)) {
 			/* kernel_stack: int size (entries); user_stack: u32 tgid */
 			bad |= loc(ev, i == SEV_KSTACK ? "size" : "tgid", &l->pid[i], ms);
 			bad |= loc(ev, "caller", &l->caller[i - SEV_KSTACK], &scratch);
@@ -210,6 +260,16 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 			if (bad || l->pid[i].size != 4) {
 				*missing = sched_ev_name(i);
 				return -EINVAL;
+			}
+			continue;
+		} else if (i == SEV_CGROUP_ATTACH || i == SEV_CGROUP_TRANSFER) {
+			/* optional: a layout we cannot read is as if absent */
+			if (bad || resolve_cgroup(l, ev, i)) {
+				l->id[i] = -1;
+				if (ct.size) {	/* the sched events' stand */
+					l->common_type = ct;
+					l->common_pid = cp;
+				}
 			}
 			continue;
 		} else if (i == SEV_FORK) {
@@ -230,6 +290,9 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 		} else {
 			bad |= loc(ev, "pid", &l->pid[i], ms);
 			bad |= loc(ev, "comm", &l->comm[i], ms);
+			/* optional (every kernel since 3.x has it): where it is queued */
+			if (loc(ev, "target_cpu", &l->target_cpu[i], ms) || l->target_cpu[i].size != 4)
+				memset(&l->target_cpu[i], 0, sizeof(l->target_cpu[i]));
 		}
 		if (bad || l->common_type.size != 2 || l->common_pid.size != 4 ||
 		    l->pid[i].size != 4 ||

@@ -23,11 +23,23 @@ struct sched_layout {
 	struct tep_handle *tep;
 	int id[SEV_NTYPES];			/* event id, -1 when not loaded */
 	uint32_t min_size[SEV_NTYPES];		/* record must hold all fields */
+	uint32_t full_size[SEV_NTYPES];		/* every field's end (encode.c) */
 	struct field_loc common_type, common_pid;
 	/* per type: pid/comm (switch: prev_*), next_* for switch */
 	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
 	struct field_loc prev_state, next_pid, next_comm, child_pid;
+	struct field_loc target_cpu[SEV_NTYPES];	/* wakeups; size 0: absent */
 	struct field_loc caller[2];		/* kernel_stack, user_stack */
+	/*
+	 * the cgroup events (class cgroup_migrate), by type - SEV_CGROUP_ATTACH;
+	 * the moved task in pid[]. dst_path is a __data_loc string (the
+	 * record's offset and length of it; from its field's end with
+	 * __rel_loc); dst_level and dst_id may be absent (size 0)
+	 */
+	struct cgroup_loc {
+		struct field_loc root, level, id, path;
+		bool path_rel;
+	} cg[2];
 	struct sched_states states;
 	bool preempt_from_fmt;	/* mask read from print fmt, not derived */
 	uint32_t page_commit_off, page_commit_size;	/* header_page "commit" */
@@ -45,7 +57,11 @@ int fmt_header_page(struct sched_layout *l, const char *text, size_t len);
  * kernel_stack/user_stack; -ENOENT if not one we use.
  */
 int fmt_add_event(struct sched_layout *l, const char *text, size_t len);
-/* Resolve offsets of everything added; -EINVAL names in *missing. */
+/*
+ * Resolve offsets of everything added; -EINVAL names in *missing. A cgroup
+ * event whose fields are not as expected is dropped (its id -1), not an
+ * error: --by cgroup then keys threads by their first sight.
+ */
 int fmt_resolve(struct sched_layout *l, const char **missing);
 
 /*

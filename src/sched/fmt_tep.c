@@ -8,11 +8,6 @@
 
 #include "fmt_tep.h"
 
-static const char *ev_system(unsigned type)
-{
-	return type >= SEV_KSTACK ? "ftrace" : "sched";
-}
-
 /* A constant expression of the print fmt: atoms, casts and + - << >> | &. */
 static int eval_arg(const struct tep_print_arg *a, uint64_t *out, unsigned depth)
 {
@@ -170,7 +165,7 @@ int fmt_from_tep(struct sched_layout *l, struct tep_handle *tep, uint32_t page_s
 		l->id[t] = -1;
 	l->tep = tep;
 	for (t = SEV_SWITCH; t < SEV_NTYPES; t++)
-		if (tep_find_event_by_name(tep, ev_system(t), sched_ev_name(t)))
+		if (tep_find_event_by_name(tep, sched_ev_system(t), sched_ev_name(t)))
 			l->id[t] = 0;	/* set for real by fmt_resolve() */
 	if (l->id[SEV_SWITCH] < 0) {
 		*missing = sched_ev_name(SEV_SWITCH);

@@ -56,6 +56,9 @@ int sched_layout_load(struct sched_layout *l, bool *inited, const char *root, un
 		{ "sched/sched_process_fork/format", FMTLOAD_FORK, true },
 		{ "ftrace/kernel_stack/format", FMTLOAD_KSTACK, true },
 		{ "ftrace/user_stack/format", FMTLOAD_USTACK, true },
+		/* not without CONFIG_CGROUPS; the same class on every kernel */
+		{ "cgroup/cgroup_attach_task/format", FMTLOAD_CGROUP, false },
+		{ "cgroup/cgroup_transfer_tasks/format", FMTLOAD_CGROUP, false },
 	};
 	const char *missing;
 	unsigned i;
@@ -85,6 +88,9 @@ unsigned sched_layout_events(const struct sched_layout *l, bool inited, bool kst
 	unsigned t, m = 0;
 
 	for (t = SEV_SWITCH; inited && t < SEV_NSCHED; t++)
+		if (l->id[t] >= 0)
+			m |= 1u << t;
+	for (t = SEV_CGROUP_ATTACH; inited && t <= SEV_CGROUP_TRANSFER; t++)
 		if (l->id[t] >= 0)
 			m |= 1u << t;
 	if (kstack)

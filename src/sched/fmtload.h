@@ -14,6 +14,8 @@ enum {
 	FMTLOAD_FORK = 0x4,		/* sched_process_fork */
 	FMTLOAD_KSTACK = 0x8,		/* ftrace's kernel_stack */
 	FMTLOAD_USTACK = 0x10,		/* ftrace's user_stack */
+	FMTLOAD_CGROUP = 0x20,		/* cgroup_attach_task and _transfer_tasks,
+					 * where the kernel has them (--by cgroup) */
 };
 
 /*
@@ -25,7 +27,8 @@ int sched_layout_load(struct sched_layout *l, bool *inited, const char *root, un
 		      char *err, size_t errlen);
 /*
  * The events op every layout-based backend shares: bit (1 << SEV_x) per
- * sched event loaded, and the stack records @kstack/@ustack asked for.
+ * sched and cgroup event loaded, and the stack records @kstack/@ustack
+ * asked for.
  */
 unsigned sched_layout_events(const struct sched_layout *l, bool inited, bool kstack,
 			     bool ustack);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "ksym.h"
 #include "procfs.h"
 #include "hash.h"
@@ -40,69 +41,60 @@ struct ksyms {
 	bool restricted;
 };
 
-/*
- * One line: "ffffffff81000000 T _stext" or "... t name\t[module]".
- * Splits @line in place; *mod is NULL for vmlinux symbols.
- */
-static int ksyms_parse_line(char *line, uint64_t *addr, char *type,
-			    char **name, char **mod)
+int ksym_parse_line(const char *line, struct ksym_line *l)
 {
-	char *p, *end;
+	const char *p, *end;
+	char *num_end;
 
 	if (!isxdigit((unsigned char)line[0]))
 		return -EINVAL;
 	errno = 0;
-	*addr = strtoull(line, &end, 16);
-	if (errno || *end != ' ')
+	l->addr = strtoull(line, &num_end, 16);
+	if (errno || *num_end != ' ')
 		return -EINVAL;
-	p = end + 1;
+	p = num_end + 1;
 	if (!isalpha((unsigned char)p[0]) || p[1] != ' ')
 		return -EINVAL;
-	*type = p[0];
-	*name = p + 2;
-	p = *name + strcspn(*name, " \t\n");
-	if (p == *name)
+	l->type = p[0];
+	l->name = p + 2;
+	l->name_len = strcspn(l->name, " \t\n");
+	if (!l->name_len)
 		return -EINVAL;
-	*mod = NULL;
-	if (*p == '\0' || *p == '\n') {
-		*p = '\0';
+	l->mod = NULL;
+	l->mod_len = 0;
+	p = l->name + l->name_len;
+	if (*p == '\0' || *p == '\n')
 		return 0;
-	}
-	*p++ = '\0';
+	p++;
 	p += strspn(p, " \t");
 	if (*p == '\0' || *p == '\n')
 		return 0;
 	if (*p != '[')
 		return -EINVAL;
-	end = strchr(++p, ']');
-	if (!end || end == p)
+	p++;
+	end = p + strcspn(p, "]\n");
+	if (*end != ']' || end == p)
 		return -EINVAL;
-	*end = '\0';
-	*mod = p;
+	l->mod = p;
+	l->mod_len = (size_t)(end - p);
 	return 0;
 }
 
-/* Copy @s into the pool; returns its offset or a negative errno. */
-static int64_t ksyms_pool_add(struct ksyms *k, const char *s)
+/* Copy @len bytes of @s and a NUL into the pool; returns its offset or a negative errno. */
+static int64_t ksyms_pool_add(struct ksyms *k, const char *s, size_t len)
 {
-	size_t n = strlen(s) + 1, off = k->pool_len;
+	size_t n = len + 1, off = k->pool_len;
 	char *np;
 
 	/* offsets are 32-bit; a real kallsyms is a few MiB */
 	if (off + n > UINT32_MAX)
 		return -EFBIG;
-	if (off + n > k->pool_cap) {
-		size_t cap = k->pool_cap ? k->pool_cap : 1 << 16;
-
-		while (cap < off + n)
-			cap *= 2;
-		np = realloc(k->pool, cap);
-		if (!np)
-			return -ENOMEM;
-		k->pool = np;
-		k->pool_cap = cap;
-	}
-	memcpy(k->pool + off, s, n);
+	np = mem_grow_from(k->pool, &k->pool_cap, off + n - 1, 1, 1 << 16);	/* its last byte */
+	if (!np)
+		return -ENOMEM;
+	k->pool = np;
+	memcpy(k->pool + off, s, len);
+	k->pool[off + len] = '\0';
 	k->pool_len += n;
 	return (int64_t)off;
 }
@@ -119,33 +111,29 @@ uint32_t ksym_rank(char type, const char *name)
 	return (us > 255 ? 255 : us) << 8 | (isupper((unsigned char)type) ? 0 : 1);
 }
 
-static int ksyms_add(struct ksyms *k, uint64_t addr, char type,
-		     const char *name, const char *mod, int64_t *last_mod)
+/* One text symbol of a parsed line. */
+static int ksyms_add(struct ksyms *k, const struct ksym_line *l, int64_t *last_mod)
 {
 	struct ksym *s;
 	int64_t off;
 
-	if (k->nsym == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 4096;
-
-		s = realloc(k->sym, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		k->sym = s;
-		k->cap = cap;
-	}
+	s = mem_grow_from(k->sym, &k->cap, k->nsym, sizeof(*s), 4096);
+	if (!s)
+		return -ENOMEM;
+	k->sym = s;
 	s = &k->sym[k->nsym];
-	s->addr = addr;
-	s->rank = ksym_rank(type, name);
-	off = ksyms_pool_add(k, name);
+	s->addr = l->addr;
+	s->rank = ksym_rank(l->type, l->name);
+	off = ksyms_pool_add(k, l->name, l->name_len);
 	if (off < 0)
 		return (int)off;
 	s->name = (uint32_t)off;
 	s->mod = KSYM_NO_MOD;
-	if (mod) {
+	if (l->mod) {
 		/* a module's symbols are listed together: store its name once */
-		if (*last_mod < 0 || strcmp(k->pool + *last_mod, mod)) {
-			*last_mod = ksyms_pool_add(k, mod);
+		if (*last_mod < 0 || strlen(k->pool + *last_mod) != l->mod_len ||
+		    memcmp(k->pool + *last_mod, l->mod, l->mod_len)) {
+			*last_mod = ksyms_pool_add(k, l->mod, l->mod_len);
 			if (*last_mod < 0)
 				return (int)*last_mod;
 		}
@@ -180,15 +168,12 @@ static void ksyms_sort(struct ksyms *k)
 			k->sym[n++] = k->sym[i];
 		} else {
 			/* kept by name only: /proc/<tid>/stack may print it */
-			if (k->nalias == k->alias_cap) {
-				size_t cap = k->alias_cap ? 2 * k->alias_cap : 256;
-				struct ksym_alias *a = realloc(k->alias, cap * sizeof(*a));
+			struct ksym_alias *a = mem_grow_from(k->alias, &k->alias_cap, k->nalias,
+							     sizeof(*a), 256);
 
-				if (!a)
-					continue;	/* that name is then not found */
-				k->alias = a;
-				k->alias_cap = cap;
-			}
+			if (!a)
+				continue;	/* that name is then not found */
+			k->alias = a;
 			k->alias[k->nalias++] = (struct ksym_alias){ k->sym[i].addr, k->sym[i].name,
 							       k->sym[i].mod };
 		}
@@ -200,12 +185,11 @@ static void ksyms_sort(struct ksyms *k)
 static int ksyms_read(struct ksyms **out, FILE *f)
 {
 	struct ksyms *k;
-	char *line = NULL, *name, *mod;
+	char *line = NULL;
 	size_t line_cap = 0;
 	int64_t last_mod = -1;
 	bool nonzero = false;
-	uint64_t addr;
-	char type;
+	struct ksym_line l;
 	int ret;
 
 	*out = NULL;
@@ -221,16 +205,16 @@ static int ksyms_read(struct ksyms **out, FILE *f)
 			break;
 		if (line[0] == '\n')
 			continue;
-		ret = ksyms_parse_line(line, &addr, &type, &name, &mod);
+		ret = ksym_parse_line(line, &l);
 		if (ret)
 			goto out_close;
 		/* restricted kallsyms prints every address as 0 */
-		if (!addr)
+		if (!l.addr)
 			continue;
 		nonzero = true;
-		if (!strchr("tTwW", type))
+		if (!ksym_is_text(l.type))
 			continue;
-		ret = ksyms_add(k, addr, type, name, mod, &last_mod);
+		ret = ksyms_add(k, &l, &last_mod);
 		if (ret)
 			goto out_close;
 	}

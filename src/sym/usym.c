@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "usym.h"
 
 #define USYM_BUCKETS	256		/* file cache hash chains */
@@ -85,17 +86,10 @@ static int64_t strpool_add(struct strpool *p, const char *s)
 
 	if (off + n > UINT32_MAX)
 		return -EFBIG;
-	if (off + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 256;
-
-		while (cap < off + n)
-			cap *= 2;
-		ns = realloc(p->s, cap);
-		if (!ns)
-			return -ENOMEM;
-		p->s = ns;
-		p->cap = cap;
-	}
+	ns = mem_grow_from(p->s, &p->cap, off + n - 1, 1, 256);	/* its last byte */
+	if (!ns)
+		return -ENOMEM;
+	p->s = ns;
 	memcpy(p->s + off, s, n);
 	p->len += n;
 	return (int64_t)off;
@@ -449,22 +443,17 @@ static void usym_proc_clear(struct usym_proc *p)
 }
 
 static int usyms_proc_add_map(struct usyms *u, struct usym_proc *p,
-			      unsigned *cap, struct strpool *pool,
+			      size_t *cap, struct strpool *pool,
 			      const struct maps_line *m)
 {
 	const char *base = strrchr(m->path, '/');
 	struct usym_map *map;
 	int64_t name;
 
-	if (p->nmap == *cap) {
-		unsigned ncap = *cap ? *cap * 2 : 16;
-
-		map = realloc(p->map, ncap * sizeof(*map));
-		if (!map)
-			return -ENOMEM;
-		p->map = map;
-		*cap = ncap;
-	}
+	map = mem_grow(p->map, cap, p->nmap, sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	p->map = map;
 	name = strpool_add(pool, base ? base + 1 : m->path);
 	if (name < 0)
 		return (int)name;
@@ -558,7 +547,8 @@ int usyms_snapshot(struct usyms *u, int32_t tgid)
 	char path[64], *line = NULL;
 	size_t line_cap = 0;
 	struct maps_line m;
-	unsigned pos, cap = 0;
+	size_t cap = 0;
+	unsigned pos;
 	FILE *f;
 	int ret;
 

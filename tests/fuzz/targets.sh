@@ -9,16 +9,18 @@ FUZZ_TARGETS="decode fmt khist peerhist tdat tdatown"
 # the project's sources a target links, relative to $top
 fuzz_sources() {
 	case $1 in
-	decode|fmt) echo "src/sched/decode.c src/sched/fmt.c src/core/event.c src/host/fileread.c" ;;
-	khist) echo "src/parse/khist.c src/parse/linescan.c" ;;
-	peerhist) echo "src/parse/peerhist.c src/parse/khist.c src/parse/linescan.c" ;;
-	tdat) echo "tracefs/replay.c tracefs/tdat.c src/sched/fmt_tep.c src/sched/decode.c" \
+	decode|fmt) echo "src/sched/decode.c src/sched/fmt.c src/core/event.c src/host/fileread.c src/core/grow.c" ;;
+	khist) echo "src/parse/khist.c src/parse/linescan.c src/core/grow.c" ;;
+	peerhist) echo "src/parse/peerhist.c src/parse/histbuild.c src/parse/khistpeer.c" \
+		"src/parse/ourjson.c src/parse/jsonread.c src/parse/histmerge.c" \
+		"src/parse/khist.c src/parse/linescan.c src/core/grow.c" ;;
+	tdat) echo "tracefs/replay.c tracefs/recshell.c tracefs/tdat.c src/sched/fmt_tep.c src/sched/decode.c" \
 		"src/host/fileread.c src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
-		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
-	tdatown) echo "tracefs/tdatread.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
+		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
+	tdatown) echo "tracefs/tdatread.c tracefs/recshell.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
 		"src/sym/ksym.c src/host/procfs.c src/host/fileread.c src/core/event.c" \
 		"src/core/errf.c src/core/analyzer.c" \
-		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c" ;;
+		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
 	esac
 }
 

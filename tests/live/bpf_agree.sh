@@ -7,10 +7,14 @@
 #     latency of both pipe threads (runq -L);
 #   - dd writing with O_DSYNC: off-CPU time of dd (offcpu -L).
 # A result that says it is complete ("partial": false) must match
-# bpftrace per thread within 2% in count and sum. A partial one must say
+# bpftrace per thread within 2% in count and sum (less by at most 3 us
+# for each wait woken onto an idle CPU, which reads 0 as the kernel counts
+# it, where bpftrace reads its own wakeup-to-switch path). A partial one must say
 # so in the text footer and with --strict (exit 3), and still account
 # for every interval: measured + not measured = bpftrace's count (2%).
-# When some backend is complete for a workload, auto must be too.
+# When some backend is complete for a workload, auto must be too, or
+# partial by a handful only (at most 2 intervals or 0.05%: a wait none of
+# whose events this kernel recorded, about 1 in 40,000 on perf here).
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 command -v bpftrace > /dev/null || skip "bpftrace not installed"
@@ -64,7 +68,8 @@ bt_stop() {
 }
 
 # BT JSON: print the comparison; exit 0 complete+agrees, 3 partial and
-# accounted for, 1 wrong (the text footer is checked on its own run, with
+# accounted for, 4 partial by a handful only (at most 2 or 0.05% of the
+# intervals: a wait none of whose events this kernel recorded), 1 wrong (the text footer is checked on its own run, with
 # --strict: "# partial:" exactly when it exits 3)
 judge() {
 	"$PY" - "$@" <<'PY'
@@ -88,16 +93,33 @@ for tid in tids:
     print("  tid %d: bpftrace %d / %.3f ms; %s %d (+%d not measured) / %.3f ms: "
           "count %+.2f%%, sum %+.2f%%" % (tid, bcnt[tid], bsum[tid] / 1e6, d["backend"],
           g["count"], g.get("unmeasured", 0), g["sum_ns"] / 1e6, 100 * dc, 100 * ds))
-    if not partial and (abs(dc) > 0.02 or abs(ds) > 0.02):
-        print("  complete by its own account, but not within 2% of bpftrace")
+    # a wait woken onto a CPU idle since before its waking, whose sched_wakeup
+    # this kernel lost (BPF still sees it), is that CPU's switch from idle:
+    # 0, as schedstat's run_delay counts it (tests/live/pingpong.sh), where
+    # bpftrace reads its own 1-3 us from the wakeup to the switch
+    onto_idle = d["incomplete"].get("onto_idle", 0)
+    short = bsum[tid] - g["sum_ns"]
+    if not partial and (abs(dc) > 0.02 or
+                        (abs(ds) > 0.02 and not 0 < short <= 0.02 * bsum[tid] + 3000 * onto_idle)):
+        print("  complete by its own account, but not within 2% of bpftrace "
+              "(%d waits woken onto an idle CPU)" % onto_idle)
         ok = False
+    elif not partial and abs(ds) > 0.02:
+        print("  below bpftrace by %.2f us a wait: %d waits woken onto an idle CPU read 0, as "
+              "the kernel's run_delay" % (short / 1e3 / max(onto_idle, 1), onto_idle))
     if partial and d["command"] == "runq" and abs(dall) > 0.02:
         print("  partial, and measured + not measured is not bpftrace's count")
         ok = False
+few = False
 if partial:
     inc = d["incomplete"]
     print("  partial:", {k: inc[k] for k in ("missed_switch", "unmeasured", "inferred")})
-sys.exit(1 if not ok else 3 if partial else 0)
+    lost = sum(inc.get(k, 0) for k in ("missed_switch", "unmeasured", "inferred", "off_unmeasured"))
+    few = not d["events"].get("lost") and lost <= max(2, 0.0005 * sum(bcnt[t] for t in tids))
+    if few:
+        print("  partial by %d of %d intervals only (none of their events recorded)" %
+              (lost, sum(bcnt[t] for t in tids)))
+sys.exit(1 if not ok else (4 if few else 3) if partial else 0)
 PY
 }
 
@@ -123,6 +145,7 @@ for wl in pipe dd; do
 		judge "$TMP/bt.txt" "$TMP/o1.json"
 		rc=$?
 		[ $rc = 1 ] && fail "$wl on backend $be disagrees with bpftrace"
+		[ $rc = 4 ] && rc=few
 		verdict[$wl.$be]=$rc
 		# --strict: 3 exactly when that run was partial
 		if grep -q '^# partial: ' "$TMP/o.txt"; then
@@ -133,8 +156,14 @@ for wl in pipe dd; do
 			[ $src = 0 ] || { cat "$TMP/s.err"; fail "$wl on $be: complete, but --strict exited $src"; }
 		fi
 	done
-	if [ "${verdict[$wl.perf]}" = 0 ] || [ "${verdict[$wl.ring]}" = 0 ]; then
-		[ "${verdict[$wl.auto]}" = 0 ] || fail "$wl: a backend is exact here, but auto's result is partial"
+	if [ "${verdict[$wl.perf]}" = 0 ] || [ "${verdict[$wl.ring]}" = 0 ] ||
+		[ "${verdict[$wl.perf]}" = few ]; then
+		# (or partial by a handful: a wait none of whose events this kernel
+		# recorded, as rare on perf as 1 in 40,000 here, counted and said)
+		case ${verdict[$wl.auto]} in
+		0 | few) ;;
+		*) fail "$wl: a backend is exact here, but auto's result is partial" ;;
+		esac
 	fi
 done
 note "complete results agree with bpftrace within 2%; partial ones say so and account for every interval"

@@ -36,6 +36,7 @@ expect 2 "needs a value" info --tracefs
 expect 2 "the only argument is COUNT" runq -i 1 2 3
 expect 2 "the only argument is COUNT" runq -i 2 1 1
 expect 2 "unknown analysis 'bogus'" report /dev/null bogus
+expect 2 "triage has no -P/-L/-C, --by other than cgroup" triage --by comm 1
 : > "$TMP/empty"
 expect 2 "empty: it is empty" compare "$TMP/empty" "$TMP/empty"
 

@@ -30,6 +30,15 @@ for s in ss: s.close()')
 	{ cat "$TMP/e"; fail "idle triage window failed"; }
 WORKLOAD_EXIT=1 "$BIN" triage --format=openmetrics -q -o "$TMP/b/offcpu-ftrace.prom" -- \
 	"$WORKLOAD" runq "$cpu" 3 500 > /dev/null 2> "$TMP/e" || { cat "$TMP/e"; fail "contended triage window failed"; }
+# a per-container window (docs/fleet.md): contended threads in a cgroup of their own
+make_cgroup fleet
+FLEET_CG=/${CG##*/}
+# shellcheck disable=SC2016
+WORKLOAD_EXIT=1 "$BIN" runq --by cgroup --top 3 --format=openmetrics -q \
+	-o "$TMP/a/offcpu-ftrace-cgroups.prom" -- sh -c 'echo $$ > "$0/cgroup.procs" && exec "$1" runq "$2" 3 300' \
+	"$CG" "$WORKLOAD" "$cpu" > /dev/null 2> "$TMP/e" || { cat "$TMP/e"; fail "per-container window failed"; }
+grep -q "cgroup=\"$FLEET_CG\"" "$TMP/a/offcpu-ftrace-cgroups.prom" ||
+	{ grep _count "$TMP/a/offcpu-ftrace-cgroups.prom"; fail "the per-container window has no series for $FLEET_CG"; }
 # an overloaded window: 64 KiB buffers, the reader stopped through a burst
 run_bg "$TMP/b/overload.prom.out" "$TMP/over.err" runq --backend=ring --buffer-size 64 \
 	--format=openmetrics -o "$TMP/b/overload.prom" 60
@@ -95,10 +104,32 @@ query() {	# query EXPR: the JSON answer of Prometheus' instant query
 for i in $(seq 1 120); do
 	n=$(query 'count(offcpu_ftrace_window_seconds) + count(instance:offcpu_ftrace_runq_latency_seconds:p99)' 2>/dev/null |
 		"$PY" -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else 0)' 2>/dev/null)
-	[ "${n:-0}" = 5 ] && break
+	[ "${n:-0}" = 6 ] && break
 	sleep 0.5
 done
-[ "${n:-0}" = 5 ] || { tail -5 "$TMP/prom.log" "$TMP"/ne.*.log; fail "Prometheus did not scrape the three windows and run the rules (got ${n:-nothing})"; }
+[ "${n:-0}" = 6 ] || { tail -5 "$TMP/prom.log" "$TMP"/ne.*.log; fail "Prometheus did not scrape the four windows and run the rules (got ${n:-nothing})"; }
+# the per-container rule: the test cgroup's p99, from runner a's file
+query "cgroup:offcpu_ftrace_runq_latency_seconds:p99{cgroup=\"$FLEET_CG\"}" > "$TMP/c99"
+"$PY" - "$TMP/c99" "$TMP/a/offcpu-ftrace-cgroups.prom" "$FLEET_CG" <<'PYEOF' || fail "the per-container p99"
+import json, math, re, sys
+r = json.load(open(sys.argv[1]))["data"]["result"]
+assert len(r) == 1, r
+got = float(r[0]["value"][1])
+b = {}
+for line in open(sys.argv[2]):
+    m = re.match(r'^offcpu_ftrace_runq_latency_seconds_bucket\{command="runq",cgroup="%s",le="([^"]+)"\} (\S+)$'
+                 % re.escape(sys.argv[3]), line)
+    if m:
+        b[math.inf if m.group(1) == "+Inf" else float(m.group(1))] = float(m.group(2))
+# histogram_quantile(0.99) of the file's cumulative buckets, as Prometheus computes it
+les = sorted(b)
+rank = 0.99 * b[math.inf]
+i = next(k for k, le in enumerate(les) if b[le] >= rank)
+lo, lo_count = (0.0, 0.0) if i == 0 else (les[i - 1], b[les[i - 1]])
+want = les[-2] if les[i] == math.inf else lo + (les[i] - lo) * (rank - lo_count) / (b[les[i]] - lo_count)
+print("per-container p99 %s: Prometheus %.6f s, from the file %.6f s" % (sys.argv[3], got, want))
+assert abs(got - want) <= 1e-9 + 1e-6 * want, (got, want)
+PYEOF
 
 query 'histogram_quantile(0.99, sum by (le) (offcpu_ftrace_runq_latency_seconds_bucket{command="triage"}))' > "$TMP/q99"
 query 'fleet:offcpu_ftrace_runq_latency_seconds:p99' > "$TMP/r99"
@@ -156,7 +187,7 @@ assert math.isclose(rec, want, rel_tol=1e-9), (rec, want)
 def flagged(fam, test):
     out = set()
     for r, port in (("a", pa), ("b", pb)):
-        for f in ("offcpu-ftrace.prom", "overload.prom"):
+        for f in ("offcpu-ftrace.prom", "overload.prom", "offcpu-ftrace-cgroups.prom"):
             try:
                 s = series("%s/%s/%s" % (tmp, r, f), fam)
             except FileNotFoundError:

@@ -10,11 +10,58 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/offcpu-ftrace-test.XXXXXX")
 T=""
 BG_PIDS=""
 
+CGROUPS=""
+
 cleanup_tmp() {
+	local c p i
 	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	# the cgroups a test made: emptied (their tasks killed) and removed
+	for c in $CGROUPS; do
+		for i in $(seq 1 50); do
+			for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+			rmdir "$c" 2>/dev/null && break
+			sleep 0.1
+		done
+		[ -d "$c" ] && echo "# cannot remove cgroup $c" >&2
+	done
 	rm -rf "$TMP"
 }
+
+# make_cgroup NAME: a new cgroup on the cpu controller's hierarchy (v1)
+# or in cgroup v2, removed on every exit path; its path in CG
+make_cgroup() {
+	local root
+	root=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || root=$(awk '$3 == "cgroup2" && $2 == "/sys/fs/cgroup" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] || skip "no cgroup hierarchy with the cpu controller, and no cgroup v2 at /sys/fs/cgroup"
+	CG="$root/offcpu-ftrace-test-$$-$1"
+	mkdir "$CG" || skip "cannot make a cgroup in $root"
+	CGROUPS="$CGROUPS $CG"
+}
 trap cleanup_tmp EXIT
+
+# cg_held CGROUP FIFO OUT ARGS...: the workload (ARGS) in CGROUP, started
+# when a word is written to FIFO (made here); its pid in HELD, stopped on
+# every exit path
+cg_held() {
+	local cg=$1 fifo=$2 out=$3
+	shift 3
+	mkfifo "$fifo"
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 1; read -r _ < "$2"; shift 3; exec "$@"' \
+		sh "$cg" "$fifo" "$out" "$WORKLOAD" "$@" > "$out" &
+	HELD=$!
+	BG_PIDS="$BG_PIDS $HELD"
+	for _ in $(seq 1 100); do grep -qx "$HELD" "$cg/cgroup.procs" 2>/dev/null && return; sleep 0.02; done
+	fail "the workload did not enter $cg"
+}
+
+# sched_sum PID: the run_delay (ns), pcount and exec time (ns) of all its
+# threads (schedstat)
+sched_sum() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		awk '{ d += $2; n += $3; e += $1 } END { printf "%.0f %.0f %.0f\n", d, n, e }'
+}
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -37,8 +84,10 @@ need_live() {
 # snapshots, which another test's run would disturb; a test that traces
 # without need_live (as root, beside what it checks) takes it too.
 live_lock() {
-	exec 9> "${builddir:-.}/.live-tests.lock"
-	flock 9 || fail "cannot lock ${builddir:-.}/.live-tests.lock"
+	# OFFCPU_LIVE_LOCK: one lock for several build trees on one host
+	local lock=${OFFCPU_LIVE_LOCK:-${builddir:-.}/.live-tests.lock}
+	exec 9> "$lock"
+	flock 9 || fail "cannot lock $lock"
 }
 
 # Everything a run could change in tracefs, as text.
@@ -58,8 +107,9 @@ snapshot() {
 	for f in "$T"/events/sched/*/trigger; do
 		echo "trigger ${f#"$T"/}: $(grep -v '^#' "$f" | tr '\n' ' ')"
 	done
-	for f in "$T"/events/sched/*/enable; do
-		echo "enable ${f#"$T"/}: $(cat "$f")"
+	for f in "$T"/events/sched/*/enable "$T"/events/cgroup/cgroup_attach_task/enable \
+		"$T"/events/cgroup/cgroup_transfer_tasks/enable; do
+		[ -r "$f" ] && echo "enable ${f#"$T"/}: $(cat "$f")"
 	done
 	# other tools' instances must be left exactly as they were too
 	for i in "$T"/instances/*; do

@@ -490,19 +490,28 @@ START_TEST(test_missed_switch)
 	analyzer_fini(&an);
 
 	/*
-	 * A wakeup the trace lost (in the idle CPU's interrupt): the thread
+	 * A wakeup the trace lost (in an idle CPU's interrupt): the thread
 	 * blocked in the window, so its next switch-in is a wait not measured,
-	 * not one that began before the window.
+	 * not one that began before the window ...
 	 */
 	init(&c);
 	sw(10, 1, 0, 0, 5);
-	sw(20, 1, 5, S_SLEEP, 0);	/* 5 blocks in the window */
+	wakeup(15, 1, 6, false);
+	sw(20, 1, 5, S_SLEEP, 6);	/* 5 blocks in the window, 6 runs */
+	sw(30, 1, 6, S_SLEEP, 0);
 	sw(50, 1, 0, 0, 5);		/* back, no wakeup recorded */
 	ck_assert_uint_eq(an.counts.unmeasured, 1);
+	ck_assert_uint_eq(an.counts.idle_woken, 0);
 	ck_assert_uint_eq(an.runq.inc.open_at_start, 1);	/* the first, at 10 */
 	ck_assert(analyzer_partial(&an));
 	sw(60, 1, 5, S_SLEEP | S_DEAD, 0);	/* exits: nothing kept */
 	ck_assert_ptr_null(tasktab_find(&an.tasks, 5));
+	/* ... unless the CPU it runs on idled all the time it was blocked: 0 */
+	sw(61, 0, 0, 0, 8);
+	sw(62, 0, 8, S_SLEEP, 0);	/* 8 blocks, CPU 0 idles */
+	sw(70, 0, 0, 0, 8);
+	ck_assert_uint_eq(an.counts.idle_woken, 1);
+	ck_assert_uint_eq(an.counts.unmeasured, 1);
 	analyzer_fini(&an);
 }
 END_TEST
@@ -653,7 +662,10 @@ START_TEST(test_switch_without_state_or_comm)
 	on_cpu[1] = 0;
 	sw(80, 1, 0, 0, 5);
 	ck_assert_uint_eq(only_hist(&an.off)->count, 2);
-	ck_assert_uint_eq(only_hist(&an.runq)->count, 1);
+	/* back from a CPU idle since it left, no wakeup: that switch, 0 */
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 2);
+	ck_assert_uint_eq(an.counts.idle_woken, 1);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
 	analyzer_fini(&an);
 }
 END_TEST
@@ -862,6 +874,187 @@ START_TEST(test_tasktab_grows)
 }
 END_TEST
 
+/* what a subscriber hears: the last of each, and how many */
+static struct {
+	struct an_wait wait;
+	struct an_off off;
+	struct an_slice slice[8];
+	struct an_wake wake;
+	unsigned nwait, noff, nslice, nwake, nboundary, nfinish;
+	uint64_t finish_ns;
+	struct { int32_t cpu; uint64_t ts; int delta; } q[8];
+	unsigned nq;
+} heard;
+
+static void on_queue(void *arg, int32_t cpu, uint64_t ts, int delta)
+{
+	(void)arg;
+	if (heard.nq < 8)
+		heard.q[heard.nq] = (typeof(heard.q[0])){ cpu, ts, delta };
+	heard.nq++;
+}
+
+static void on_wait(void *arg, const struct an_wait *w)
+{
+	ck_assert_ptr_eq(arg, &heard);
+	heard.wait = *w;
+	heard.nwait++;
+}
+
+static void on_off(void *arg, const struct an_off *o)
+{
+	(void)arg;
+	heard.off = *o;
+	heard.noff++;
+}
+
+static void on_slice(void *arg, const struct an_slice *sl)
+{
+	(void)arg;
+	if (heard.nslice < 8)
+		heard.slice[heard.nslice] = *sl;
+	heard.nslice++;
+}
+
+static void on_wake(void *arg, const struct an_wake *w)
+{
+	(void)arg;
+	heard.wake = *w;
+	heard.nwake++;
+}
+
+static void on_boundary(void *arg)
+{
+	(void)arg;
+	heard.nboundary++;
+}
+
+static void on_finish(void *arg, uint64_t end_ns)
+{
+	(void)arg;
+	heard.nfinish++;
+	heard.finish_ns = end_ns;
+}
+
+/* analyzer_subscribe: waits, off-CPU intervals, slices, wakeups, boundaries, the end */
+START_TEST(test_subscribers)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ | AN_OFFCPU);
+	struct an_sink sink = { .arg = &heard, .wait = on_wait, .off = on_off,
+				.slice = on_slice, .wake = on_wake, .boundary = on_boundary,
+				.finish = on_finish, .queue = on_queue };
+	unsigned i;
+
+	memset(&heard, 0, sizeof(heard));
+	c.tid = 7;		/* only 7 is selected */
+	init(&c);
+	ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
+	sw(10, 0, 0, 0, 7);			/* 7 goes on CPU 0 */
+	sw(40, 0, 7, S_SLEEP, 8);		/* 7 ran 30, sleeps; 8 on */
+	wakeup(100, 1, 7, false);		/* woken from CPU 1 (current: 0) */
+	ck_assert_uint_eq(heard.nwake, 1);
+	ck_assert_int_eq(heard.wake.tid, 7);
+	ck_assert(heard.wake.selected);
+	ck_assert_int_eq(heard.wake.type, SEV_WAKEUP);
+	sw(130, 0, 8, PREEMPT, 7);		/* 8 preempted for 7: 7 waited 30 */
+	ck_assert_uint_eq(heard.nwait, 1);
+	ck_assert_uint_eq(heard.wait.start_ns, 100);
+	ck_assert_uint_eq(heard.wait.end_ns, 130);
+	ck_assert_int_eq(heard.wait.tid, 7);
+	ck_assert_int_eq(heard.wait.cpu, 0);
+	ck_assert_int_eq(heard.wait.prev_tid, 8);
+	ck_assert(!heard.wait.preempted);
+	ck_assert_uint_eq(heard.noff, 1);
+	ck_assert_uint_eq(heard.off.start_ns, 40);
+	ck_assert_uint_eq(heard.off.end_ns, 130);
+	ck_assert_uint_eq(heard.off.wake_ns, 100);
+	ck_assert_int_eq(heard.off.state, S_SLEEP);
+	ck_assert_int_eq(heard.off.tid, 7);
+	/* 8's wait (it was preempted) is not 7's: not heard */
+	sw(150, 0, 7, S_SLEEP, 8);
+	ck_assert_uint_eq(heard.nwait, 1);
+	/* slices: every task's, selected or not; the first has no known start */
+	ck_assert_uint_eq(heard.nslice, 4);
+	ck_assert_int_eq(heard.slice[0].tid, 0);
+	ck_assert_uint_eq(heard.slice[0].start_ns, 0);
+	ck_assert_int_eq(heard.slice[0].next_tid, 7);
+	ck_assert_int_eq(heard.slice[1].tid, 7);
+	ck_assert_uint_eq(heard.slice[1].start_ns, 10);
+	ck_assert_uint_eq(heard.slice[1].end_ns, 40);
+	ck_assert_int_eq(heard.slice[1].next_tid, 8);
+	ck_assert(heard.slice[1].selected);
+	ck_assert_int_eq(heard.slice[2].tid, 8);
+	ck_assert(!heard.slice[2].selected);
+	ck_assert_uint_eq(heard.slice[2].end_ns - heard.slice[2].start_ns, 90);
+	ck_assert_int_eq(heard.slice[2].state, PREEMPT);
+	ck_assert_uint_eq(heard.slice[3].end_ns - heard.slice[3].start_ns, 20);
+	/* the run queues, of the selected 7 only: woken (no target_cpu: the
+	 * event's CPU 1), run on 0 (8's preemption is not 7's) */
+	ck_assert_uint_eq(heard.nq, 2);
+	ck_assert(heard.q[0].cpu == 1 && heard.q[0].ts == 100 && heard.q[0].delta == 1);
+	ck_assert(heard.q[1].cpu == 1 && heard.q[1].ts == 130 && heard.q[1].delta == -1);
+	/* a switch the trace lost: the slice it ends has no known start */
+	{
+		struct sched_event e = { .ts = 200, .cpu = 0, .type = SEV_WAKEUP, .pid = 9,
+					 .comm = "task", .common_pid = 5, .has_target = true,
+					 .target_cpu = 0 };
+
+		analyzer_feed(&an, &e);	/* 5 runs on CPU 0, not 8; 9 queued on 0 */
+	}
+	sw(210, 0, 5, S_SLEEP, 8);
+	ck_assert_uint_eq(heard.nslice, 5);
+	ck_assert_int_eq(heard.slice[4].tid, 5);
+	ck_assert_uint_eq(heard.slice[4].start_ns, 0);
+	ck_assert_uint_eq(heard.nq, 2);
+	wakeup(220, 1, 8, false);
+	analyzer_next_interval(&an);
+	ck_assert_uint_eq(heard.nboundary, 1);
+	analyzer_finish(&an);
+	ck_assert_uint_eq(heard.nfinish, 1);
+	ck_assert_uint_eq(heard.finish_ns, 220);
+	/* at most AN_MAX_SINKS */
+	for (i = 1; i < AN_MAX_SINKS; i++)
+		ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
+	ck_assert_int_eq(analyzer_subscribe(&an, &sink), -ENOSPC);
+	analyzer_fini(&an);
+}
+END_TEST
+
+/* run-queue joins and leaves: preempted, woken onto target_cpu, not while running */
+START_TEST(test_queue_changes)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	struct an_sink sink = { .arg = &heard, .queue = on_queue };
+	struct sched_event e = { .ts = 30, .cpu = 1, .type = SEV_WAKEUP, .pid = 7,
+				 .comm = "task", .has_target = true, .target_cpu = 0 };
+
+	memset(&heard, 0, sizeof(heard));
+	init(&c);
+	ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
+	sw(10, 0, 0, 0, 7);		/* 7 runs on 0 */
+	e.common_pid = on_cpu[1];
+	analyzer_feed(&an, &e);		/* woken while it runs: not queued */
+	ck_assert_uint_eq(heard.nq, 0);
+	sw(40, 0, 7, S_SLEEP, 8);	/* 7 sleeps; its stale start goes */
+	e.ts = 50;
+	analyzer_feed(&an, &e);		/* woken from CPU 1 onto CPU 0 */
+	ck_assert_uint_eq(heard.nq, 1);
+	ck_assert(heard.q[0].cpu == 0 && heard.q[0].ts == 50 && heard.q[0].delta == 1);
+	e.ts = 55;
+	analyzer_feed(&an, &e);		/* woken again: already queued */
+	ck_assert_uint_eq(heard.nq, 1);
+	sw(60, 1, 0, 0, 7);		/* ... runs on CPU 1: leaves CPU 0's queue */
+	ck_assert_uint_eq(heard.nq, 2);
+	ck_assert(heard.q[1].cpu == 0 && heard.q[1].ts == 60 && heard.q[1].delta == -1);
+	sw(70, 1, 7, PREEMPT, 9);	/* preempted on 1: joins 1's queue */
+	ck_assert(heard.q[2].cpu == 1 && heard.q[2].ts == 70 && heard.q[2].delta == 1);
+	sw(80, 1, 9, S_DEAD, 7);
+	ck_assert(heard.q[3].cpu == 1 && heard.q[3].ts == 80 && heard.q[3].delta == -1);
+	ck_assert_uint_eq(heard.nq, 4);
+	analyzer_fini(&an);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analyzer");
@@ -888,6 +1081,8 @@ int main(void)
 	tcase_add_test(tc, test_switch_without_state_or_comm);
 	tcase_add_test(tc, test_tasktab);
 	tcase_add_test(tc, test_tasktab_grows);
+	tcase_add_test(tc, test_subscribers);
+	tcase_add_test(tc, test_queue_changes);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

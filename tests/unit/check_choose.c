@@ -56,6 +56,33 @@ START_TEST(test_auto_order)
 }
 END_TEST
 
+/* profile samples on-CPU stacks: auto takes perf wherever perf can run */
+START_TEST(test_sampling)
+{
+	struct host_caps c = base();
+	struct choice ch;
+
+	backend_choose_sampling(&c, "auto", HIST_NO_EVENTS, &ch);
+	ck_assert_int_eq(ch.kind, BK_PERF);
+	ck_assert_int_eq(ch.reason, CHOSEN_SAMPLES);
+	ck_assert(strstr(ch.why, "sampled with perf events"));
+	/* asked for ring: ring, without samples */
+	backend_choose_sampling(&c, "ring", HIST_NO_EVENTS, &ch);
+	ck_assert_int_eq(ch.kind, BK_RING);
+	ck_assert_int_eq(ch.reason, CHOSEN_ASKED);
+	/* no perf permission: ring, as for any analysis */
+	c.perf_allowed = false;
+	strcpy(c.perf_why, "perf_event_paranoid=2 and no CAP_PERFMON");
+	backend_choose_sampling(&c, "auto", HIST_NO_EVENTS, &ch);
+	ck_assert_int_eq(ch.kind, BK_RING);
+	ck_assert_int_eq(ch.reason, CHOSEN_RING);
+	/* nothing traces: proc, as backend_choose says */
+	c.tfs_writable = false;
+	backend_choose_sampling(&c, "auto", HIST_NO_EVENTS, &ch);
+	ck_assert_int_eq(ch.kind, BK_PROC);
+}
+END_TEST
+
 START_TEST(test_drops)
 {
 	struct host_caps c = base();
@@ -196,6 +223,7 @@ int main(void)
 
 	tcase_add_test(tc, test_auto_order);
 	tcase_add_test(tc, test_drops);
+	tcase_add_test(tc, test_sampling);
 	tcase_add_test(tc, test_fallbacks);
 	tcase_add_test(tc, test_asked);
 	tcase_add_test(tc, test_every_missing_piece);

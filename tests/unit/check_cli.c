@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "cli.h"
 #include "fixture.h"
 #include "numparse.h"
@@ -167,6 +168,51 @@ START_TEST(test_readme_caps)
 }
 END_TEST
 
+/* the analyses' table: unique names and bits, every hook a run calls, no silent default */
+START_TEST(test_analyses)
+{
+	struct trace_opts o;
+	unsigned i, j, bits = 0;
+	char names[128];
+
+	for (i = 0; analysis_at(i); i++) {
+		const struct analysis *a = analysis_at(i);
+
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(analysis_at(j)->name, a->name);
+		ck_assert(a->summary && a->what && a->print);
+		if (a->flags & AN_F_MODE) {
+			/* a command's options select it (runq --slower): no command */
+			ck_assert_ptr_null(analysis_find(a->name));
+			ck_assert_uint_eq(__builtin_popcount(a->bit & bits), 1);
+			continue;
+		}
+		ck_assert_ptr_eq(analysis_find(a->name), a);
+		ck_assert(a->help && a->defaults);
+		ck_assert_uint_eq(a->bit & bits, 0);	/* a bit of its own */
+		ck_assert_uint_eq(__builtin_popcount(a->bit), 1);
+		bits |= a->bit;
+		ck_assert_int_eq(parse(&o, a->name, ""), -1);
+		ck_assert_ptr_eq(o.an, a);
+		ck_assert_str_eq(o.cmd, a->name);
+		ck_assert_uint_ne(o.modes, 0);
+	}
+	ck_assert_uint_eq(bits, ANB_ALL);
+	ck_assert_ptr_null(analysis_find("bogus"));
+	ck_assert_ptr_null(analysis_find(NULL));
+	/* an unknown name is an error, never record (or anything else) */
+	ck_assert_int_eq(parse(&o, "bogus", "10"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "slower", "10"), EXIT_USAGE);	/* a mode */
+	ck_assert_int_eq(parse(&o, "runq", "--slower 10"), -1);
+	ck_assert_str_eq(o.an->name, "slower");
+	ck_assert_str_eq(o.cmd, "runq");
+	analysis_names(names, sizeof(names), AN_F_REPORT);
+	ck_assert_str_eq(names, "runq, offcpu, triage, oncpu or runqlen");
+	analysis_names(names, sizeof(names), AN_F_RECORD_ONLY);
+	ck_assert_str_eq(names, "record");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -175,6 +221,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_u64);
 	tcase_add_test(tc, test_parse_pid_duration);
 	tcase_add_test(tc, test_trace_opts);
+	tcase_add_test(tc, test_analyses);
 	tcase_add_loop_test(tc, test_readme_caps, 0, 4);
 	suite_add_tcase(s, tc);
 	return check_run(s);

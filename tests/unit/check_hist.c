@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdint.h>
+
 #include "fmt.h"
+#include "grow.h"
 #include "report.h"
 #include "fixture.h"
 
@@ -271,6 +274,40 @@ START_TEST(test_json_str)
 }
 END_TEST
 
+/* the one growth helper: doubling, the first capacity, overflow refused */
+START_TEST(test_mem_grow)
+{
+	size_t cap = 0, i;
+	int *v = NULL, *nv;
+
+	for (i = 0; i < 1000; i++) {
+		nv = mem_grow(v, &cap, i, sizeof(*v));
+		ck_assert_ptr_nonnull(nv);
+		v = nv;
+		v[i] = (int)i;
+		ck_assert_uint_gt(cap, i);
+	}
+	ck_assert_uint_eq(cap, 1024);
+	for (i = 0; i < 1000; i++)
+		ck_assert_int_eq(v[i], (int)i);
+	free(v);
+	v = NULL;
+	cap = 0;
+	v = mem_grow_from(v, &cap, 0, sizeof(*v), 4096);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_eq(cap, 4096);
+	/* a jump past the doubling: at least n + 1 */
+	v = mem_grow_from(v, &cap, 100000, sizeof(*v), 4096);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_gt(cap, 100000);
+	/* too large: NULL, the array and its capacity untouched */
+	i = cap;
+	ck_assert_ptr_null(mem_grow(v, &cap, SIZE_MAX / 2, sizeof(*v)));
+	ck_assert_uint_eq(cap, i);
+	free(v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hist");
@@ -286,6 +323,7 @@ int main(void)
 	tcase_add_test(tc, test_bpftrace_real);
 	tcase_add_test(tc, test_summary);
 	tcase_add_test(tc, test_json_str);
+	tcase_add_test(tc, test_mem_grow);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

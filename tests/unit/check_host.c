@@ -2,9 +2,11 @@
 /*
  * Host state read and written around a run: PSI totals, cgroup CPU
  * throttling and membership, and the tracefs undo log, each against a
- * temporary directory standing in for /proc/pressure, a cgroup or tracefs.
+ * temporary directory standing in for /proc/pressure, a cgroup or tracefs;
+ * the mount table reader on made-up lines.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,8 @@
 
 #include "cgroup.h"
 #include "fixture.h"
+#include "mounts.h"
+#include "procfs.h"
 #include "psi.h"
 #include "tfs.h"
 
@@ -58,6 +62,31 @@ static void rm_tmp(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 }
+
+/* /proc's kworker names lose the queue suffix; other names stay whole */
+START_TEST(test_comm_tidy)
+{
+	static const char *const in[][2] = {
+		{"kworker/1:0-virtio_vsock", "kworker/1:0"},
+		{"kworker/0:1H-kblockd", "kworker/0:1H"},
+		{"kworker/u8:2+events_unbound", "kworker/u8:2"},
+		{"kworker/1:2", "kworker/1:2"},
+		{"kworker/R-mm_per", "kworker/R-mm_per"},	/* a rescuer's own name */
+		{"kworker/x-y", "kworker/x-y"},
+		{"kworker/1-y", "kworker/1-y"},
+		{"my-worker", "my-worker"},
+		{"kworker/", "kworker/"},
+	};
+	char buf[32];
+	unsigned i;
+
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s", in[i][0]);
+		proc_comm_tidy(buf);
+		ck_assert_str_eq(buf, in[i][1]);
+	}
+}
+END_TEST
 
 START_TEST(test_psi)
 {
@@ -164,6 +193,47 @@ START_TEST(test_cgroup_self)
 }
 END_TEST
 
+/* The mount table reader: fields, escapes, short lines, lists. */
+START_TEST(test_mounts)
+{
+	char text[] = "a /x\\040y t o,p 0 0\nshort line\n\n  b  /z  t2  q  \nc /w t3 r";
+	char *p = text;
+	struct mount_ent m;
+
+	ck_assert(mounts_next(&p, &m));
+	ck_assert_str_eq(m.dir, "/x y");
+	ck_assert_str_eq(m.opts, "o,p");
+	ck_assert(mounts_next(&p, &m));
+	ck_assert_str_eq(m.dev, "b");
+	ck_assert_str_eq(m.type, "t2");
+	ck_assert_str_eq(m.opts, "q");
+	ck_assert(mounts_next(&p, &m));
+	ck_assert_str_eq(m.dir, "/w");
+	ck_assert_str_eq(m.opts, "r");
+	ck_assert(!mounts_next(&p, &m));
+	ck_assert(mount_list_has("rw,cpu,cpuacct", 14, "cpu"));
+	ck_assert(mount_list_has("rw,cpu,cpuacct", 14, "cpuacct"));
+	ck_assert(!mount_list_has("rw,cpuacct", 10, "cpu"));
+	ck_assert(!mount_list_has("rw,cpuacct", 5, "cpuacct"));	/* only @len bytes */
+	ck_assert(!mount_list_has("", 0, ""));
+	ck_assert(mount_list_has("cpu", 3, "cpu"));
+	/* the first of a type, with an option or any */
+	{
+		const char *tab = "cgroup /c/a cgroup rw,cpuacct 0 0\ncgroup /c/b cgroup rw,cpu 0 0\n"
+				  "tracefs /t\\040x tracefs rw 0 0\n";
+		char d[32];
+
+		ck_assert_int_eq(mounts_find(tab, "cgroup", "cpu", d, sizeof(d)), 0);
+		ck_assert_str_eq(d, "/c/b");
+		ck_assert_int_eq(mounts_find(tab, "cgroup", NULL, d, sizeof(d)), 0);
+		ck_assert_str_eq(d, "/c/a");
+		ck_assert_int_eq(mounts_find(tab, "tracefs", NULL, d, sizeof(d)), 0);
+		ck_assert_str_eq(d, "/t x");
+		ck_assert_int_eq(mounts_find(tab, "cgroup2", NULL, d, sizeof(d)), -ENOENT);
+	}
+}
+END_TEST
+
 /* The undo log: steps replayed in reverse, failures counted, the list emptied. */
 START_TEST(test_undo)
 {
@@ -205,9 +275,11 @@ int main(void)
 	TCase *tc = tcase_create("host");
 
 	tcase_add_test(tc, test_psi);
+	tcase_add_test(tc, test_comm_tidy);
 	tcase_add_test(tc, test_throttle);
 	tcase_add_test(tc, test_cgroup_self);
 	tcase_add_test(tc, test_undo);
+	tcase_add_test(tc, test_mounts);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -256,6 +256,9 @@ static void add_and_decode(struct capture *c, struct recfile *r, struct page_cur
 	}
 }
 
+/* capture_make() writes a flight recording's window and metadata */
+static bool capture_flight;
+
 static void capture_make(struct capture *c, const char *k)
 {
 	struct recfile_src src = { 0 };
@@ -316,6 +319,17 @@ static void capture_make(struct capture *c, const char *k)
 	m.clock = c->clock;
 	m.start_ns = c->direct[0].v[0].ts - 1000;
 	m.end_ns = 123456789012345ULL;
+	if (capture_flight) {
+		/* a flight window: the middle third of CPU 1's events */
+		m.start_ns = c->direct[1].v[c->direct[1].n / 3].ts;
+		m.end_ns = c->direct[1].v[2 * c->direct[1].n / 3].ts;
+		m.extra = "flight=1\nflight_trigger=test trigger\n";
+		/* --by cgroup: the threads' cgroups, the last section */
+		m.cgroups = "101 /ci\n102 /docker/0123456789abcdef\n";
+		m.cgroups_keyed = "the v1 hierarchy 1 (cpu) at /sys/fs/cgroup/cpu";
+		/* a backend's own names (perf's): saved_cmdlines */
+		m.cmdlines = "101 ci-worker\n102 dd\n";
+	}
 	m.lost_per_cpu = c->lost;
 	m.ncpu = 2;
 	ck_assert_msg(recfile_close(r, &m, err, sizeof(err)) == 0, "%s", err);
@@ -484,6 +498,59 @@ START_TEST(test_read_limit)
 }
 END_TEST
 
+/*
+ * A flight recording (flight=1) holds whole pages around its window:
+ * replayed, only the window's events come out, and recording() says
+ * what saved it.
+ */
+START_TEST(test_flight_window)
+{
+	struct evs got = { 0 };
+	struct backend_window w;
+	struct backend *b;
+	struct capture c;
+	char err[256];
+	uint64_t from, to;
+	size_t i, want = 0;
+	unsigned cpu;
+
+	capture_flight = true;
+	capture_make(&c, "6.1.0-57-cloud-amd64");
+	capture_flight = false;
+	from = c.direct[1].v[c.direct[1].n / 3].ts;
+	to = c.direct[1].v[2 * c.direct[1].n / 3].ts;
+	for (cpu = 0; cpu < 2; cpu++)
+		for (i = 0; i < c.direct[cpu].n; i++)
+			want += c.direct[cpu].v[i].ts >= from && c.direct[cpu].v[i].ts <= to;
+	ck_assert_uint_gt(want, 0);
+	ck_assert_uint_lt(want, c.direct[0].n + c.direct[1].n);
+	ck_assert_msg(replay_all(c.rec, &got, &b, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(got.n, want);
+	for (i = 0; i < got.n; i++) {
+		ck_assert_uint_ge(got.v[i].ts, from);
+		ck_assert_uint_le(got.v[i].ts, to);
+	}
+	ck_assert_int_eq(READER.recording(b, &w), 0);
+	ck_assert_uint_eq(w.start_ns, from);
+	ck_assert_uint_eq(w.end_ns, to);
+	ck_assert_str_eq(w.extra, "test trigger");
+	ck_assert_str_eq(w.cgroups, "101 /ci\n102 /docker/0123456789abcdef\n");
+	ck_assert_str_eq(w.cgroups_keyed, "the v1 hierarchy 1 (cpu) at /sys/fs/cgroup/cpu");
+	{
+		char comm[16];
+
+		ck_assert_int_eq(READER.task_comm(b, 102, comm, sizeof(comm)), 0);
+		ck_assert_str_eq(comm, "dd");
+		ck_assert_int_eq(READER.task_comm(b, 101, comm, sizeof(comm)), 0);
+		ck_assert_str_eq(comm, "ci-worker");
+		ck_assert_int_eq(READER.task_comm(b, 103, comm, sizeof(comm)), -ENOENT);
+	}
+	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
+	free(got.v);
+	capture_free(&c);
+}
+END_TEST
+
 /* The recording replaces a symlink at its name; it never writes through it. */
 START_TEST(test_symlink_and_abort)
 {
@@ -537,17 +604,6 @@ END_TEST
 
 /* ---- kernel stacks: frames survive, and only their symbols are kept ---- */
 
-static const char kstack_format[] =
-	"name: kernel_stack\nID: 4\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
-	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], "
-	"(void *)REC->caller[1], (void *)REC->caller[2]\n";
-
 /* A data record of @len bytes (a multiple of 4, at most 112) at @off. */
 static size_t put_rec(uint8_t *page, size_t off, uint32_t delta, const void *data, size_t len)
 {
@@ -583,7 +639,7 @@ START_TEST(test_kernel_stacks)
 
 	root = fake_tracefs(dir, k);
 	ck_assert_int_gt(asprintf(&kpath, "%s/events/ftrace/kernel_stack/format", root), 0);
-	put_file(kpath, kstack_format, strlen(kstack_format));
+	put_file(kpath, fixture_kstack_format, strlen(fixture_kstack_format));
 	free(kpath);
 	ck_assert_int_gt(asprintf(&rec, "%s/stacks.dat", dir), 0);
 	ck_assert_int_eq(fixture_layout(&l, k), 0);
@@ -980,6 +1036,7 @@ int main(void)
 	tcase_add_loop_test(rt, test_roundtrip, 0, nkern);
 	tcase_add_test(rt, test_converted);
 	tcase_add_test(rt, test_read_limit);
+	tcase_add_test(rt, test_flight_window);
 	tcase_add_test(rt, test_symlink_and_abort);
 	tcase_add_test(rt, test_kernel_stacks);
 	tcase_add_loop_test(rt, test_tep_states, 0, nkern);

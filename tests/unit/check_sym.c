@@ -266,6 +266,98 @@ START_TEST(test_ksym_errors)
 }
 END_TEST
 
+/* One line, read where it lies and left as it was. */
+START_TEST(test_ksym_parse_line)
+{
+	static const char *const bad[] = {
+		"ffffffff81000000 T\n", "zzzz T foo\n", "ffffffff81000000 T foo [\n",
+		"ffffffff81000000 T foo\tbar\n", "ffffffff81000000 T foo\t[]\n",
+		"ffffffff81000000  T foo\n", "ffffffff81000000 1 foo\n", "ffffffff81000000 Tfoo\n",
+		"ffffffff81000000 T foo [m\n]\n", "\n", "",
+	};
+	const char *text = "ffffffff81000010 t name\t[mod] x\nffffffff81000020 T next\n";
+	char copy[64];
+	struct ksym_line l;
+	unsigned i;
+
+	snprintf(copy, sizeof(copy), "%s", text);
+	ck_assert_int_eq(ksym_parse_line(copy, &l), 0);
+	ck_assert_str_eq(copy, text);
+	ck_assert_uint_eq(l.addr, 0xffffffff81000010);
+	ck_assert_int_eq(l.type, 't');
+	ck_assert_uint_eq(l.name_len, 4);
+	ck_assert(!strncmp(l.name, "name", 4));
+	ck_assert_uint_eq(l.mod_len, 3);
+	ck_assert(!strncmp(l.mod, "mod]", 4));
+	/* the next line is one of its own */
+	ck_assert_int_eq(ksym_parse_line(strchr(copy, '\n') + 1, &l), 0);
+	ck_assert_uint_eq(l.addr, 0xffffffff81000020);
+	ck_assert_uint_eq(l.name_len, 4);
+	ck_assert_ptr_null(l.mod);
+	/* the end of the text, trailing blanks, no newline */
+	ck_assert_int_eq(ksym_parse_line("0 A fixed_percpu_data \t", &l), 0);
+	ck_assert_uint_eq(l.addr, 0);
+	ck_assert_int_eq(l.type, 'A');
+	ck_assert_uint_eq(l.name_len, 17);
+	ck_assert_ptr_null(l.mod);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(ksym_parse_line(bad[i], &l) == -EINVAL, "accepted \"%s\"", bad[i]);
+}
+END_TEST
+
+/* The lines a recording keeps for its frames. */
+START_TEST(test_ksym_subset)
+{
+	size_t len, rlen, outlen;
+	char *text = fixture_read(fixture_path("kallsyms.txt"), &len);
+	char *restricted = fixture_read(fixture_path("kallsyms_restricted.txt"), &rlen);
+	/* in schedule (twice), at __x64_sys_sched_yield's alias, in a module */
+	const uint64_t frames[] = { 0xffffffff81f3dcd8, 0xffffffff81f3dcd8, 0xffffffff81f46000,
+				    0xffffffffc0a01010 };
+	enum ksyms_kept kept;
+	struct ksyms *k;
+	char *out;
+
+	ck_assert_int_eq(ksyms_subset(text, len, frames, 4, false, &out, &outlen, &kept), 0);
+	ck_assert_int_eq(kept, KSYMS_KEPT_SUBSET);
+	ck_assert_str_eq(out, "ffffffff81f3dcd0 T schedule\n"
+			      "ffffffff81f45850 t __pfx_do_nanosleep\n"
+			      "ffffffff81f46000 T __ia32_sys_sched_yield\n"
+			      "ffffffff81f46040 T __pfx_do_sched_yield\n"
+			      "ffffffffc0a01000 t ext4_es_free_extent\t[ext4]\n"
+			      "ffffffffc0a01100 T ext4_file_read_iter\t[ext4]\n");
+	ck_assert_uint_eq(outlen, strlen(out));
+	/* named from the subset as from the whole table */
+	ck_assert_int_eq(ksyms_parse(&k, out, outlen), 0);
+	ksym_expect(k, frames[0], "schedule", 0);
+	ksym_expect(k, frames[2], "__ia32_sys_sched_yield", 0);
+	ksym_expect(k, frames[3], "ext4_es_free_extent [ext4]", 0);
+	ksyms_free(k);
+	free(out);
+
+	ck_assert_int_eq(ksyms_subset(text, len, frames, 0, false, &out, &outlen, &kept), 0);
+	ck_assert_int_eq(kept, KSYMS_KEPT_NONE);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(ksyms_subset(text, len, NULL, 0, true, &out, &outlen, &kept), 0);
+	ck_assert_int_eq(kept, KSYMS_KEPT_ALL);
+	ck_assert_uint_eq(outlen, len);
+	ck_assert_mem_eq(out, text, len);
+	free(out);
+	ck_assert_int_eq(ksyms_subset(restricted, rlen, frames, 4, false, &out, &outlen, &kept),
+			 0);
+	ck_assert_int_eq(kept, KSYMS_KEPT_RESTRICTED);
+	ck_assert_ptr_null(out);
+	/* a line that does not parse is left out; a last line gets its newline */
+	ck_assert_int_eq(ksyms_subset("ffffffff81000000 T a b\nffffffff81000000 T c", 43, frames,
+				      1, false, &out, &outlen, &kept), 0);
+	ck_assert_int_eq(kept, KSYMS_KEPT_SUBSET);
+	ck_assert_str_eq(out, "ffffffff81000000 T c\n");
+	free(out);
+	free(restricted);
+	free(text);
+}
+END_TEST
+
 /* ---- user symbols ---- */
 
 struct child {
@@ -550,6 +642,8 @@ static Suite *sym_suite(void)
 	tcase_add_test(k, test_ksym_restricted);
 	tcase_add_test(k, test_ksym_buffers);
 	tcase_add_test(k, test_ksym_errors);
+	tcase_add_test(k, test_ksym_parse_line);
+	tcase_add_test(k, test_ksym_subset);
 	suite_add_tcase(s, k);
 	tcase_add_test(u, test_usym_pie_and_lib);
 	tcase_add_test(u, test_usym_shared_tables);

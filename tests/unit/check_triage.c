@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* triage's verdict: the decision matrix on made-up windows. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -152,12 +153,50 @@ START_TEST(test_shell_quote)
 }
 END_TEST
 
+/* the unclaimed share: a line always, a note past the threshold, unknown: neither */
+START_TEST(test_unclaimed)
+{
+	struct triage_in in = window(100, 10, 500);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	in.unclaimed = 0.123;
+	in.th.unclaimed = 5;
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_BCC, &in);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "unclaimed CPU: 12.3% of CPU time idle while these "
+					  "threads waited on another CPU's run queue\n"));
+	ck_assert_ptr_nonnull(strstr(out, "# note: work waited while CPUs idled (12.3% >= 5%)"));
+	free(out);
+	in.unclaimed = 0.01;
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_JSON, &in);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":0.010000"));
+	free(out);
+	in.unclaimed = -1;	/* sampled: no queues */
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_BCC, &in);
+	fclose(f);
+	ck_assert_ptr_null(strstr(out, "unclaimed"));
+	free(out);
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_JSON, &in);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":null"));
+	free(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("triage");
 	TCase *tc = tcase_create("triage");
 
 	tcase_add_test(tc, test_verdicts);
+	tcase_add_test(tc, test_unclaimed);
 	tcase_add_test(tc, test_shell_quote);
 	suite_add_tcase(s, tc);
 	return check_run(s);

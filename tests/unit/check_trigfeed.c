@@ -92,6 +92,7 @@ static const struct trigfeed_ops names = { .comm_of = fake_comm, .arg = &an_arg 
 
 static void check_file(const char *name, const char *key, enum an_key akey, unsigned mode)
 {
+	uint64_t dropped = 0;
 	struct an_cfg c = cfg(akey);
 	struct analyzer an;
 	struct expect x;
@@ -103,7 +104,7 @@ static void check_file(const char *name, const char *key, enum an_key akey, unsi
 
 	scan(text, key, &x);
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_msg(trigfeed(text, len, &an, mode, UNIT, &names, err, sizeof(err)) == 0,
+	ck_assert_msg(trigfeed(text, len, &an, mode, UNIT, &names, &dropped, err, sizeof(err)) == 0,
 		      "%s", err);
 	g = mode == AN_RUNQ ? &an.runq.groups : &an.off.groups;
 	ck_assert_uint_eq(g->n, x.n);
@@ -122,7 +123,7 @@ static void check_file(const char *name, const char *key, enum an_key akey, unsi
 		else if (akey == KEY_TID)
 			ck_assert_int_eq(atoi(gr->comm + 1), (int)gr->id);
 	}
-	ck_assert_uint_eq(an.counts.dropped, 0);
+	ck_assert_uint_eq(dropped, 0);
 	analyzer_fini(&an);
 	free(text);
 }
@@ -148,6 +149,7 @@ END_TEST
 /* -p keeps one process's threads; -c needs a name, which gone threads lack */
 START_TEST(test_filters)
 {
+	uint64_t dropped = 0;
 	struct an_cfg c = cfg(KEY_TID);
 	struct analyzer an;
 	char err[256];
@@ -156,14 +158,14 @@ START_TEST(test_filters)
 
 	snprintf(c.comm, sizeof(c.comm), "t106");
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(trigfeed(text, len, &an, AN_RUNQ, UNIT, &names, err, sizeof(err)), 0);
+	ck_assert_int_eq(trigfeed(text, len, &an, AN_RUNQ, UNIT, &names, &dropped, err, sizeof(err)), 0);
 	ck_assert_uint_eq(an.runq.groups.n, 1);
 	ck_assert_int_eq(an.runq.groups.v[0]->id, 106);
 	analyzer_fini(&an);
 
 	c.comm[0] = '\0';
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(trigfeed(text, len, &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(trigfeed(text, len, &an, AN_RUNQ, UNIT, NULL, &dropped, err, sizeof(err)), 0);
 	ck_assert_uint_gt(an.runq.groups.n, 5);
 	ck_assert_str_eq(an.runq.groups.v[0]->comm, "");
 	analyzer_fini(&an);
@@ -174,6 +176,7 @@ END_TEST
 /* The Dropped count reaches the analyzer; a broken file is an error */
 START_TEST(test_dropped_and_garbage)
 {
+	uint64_t dropped = 0;
 	const char *t = "# event histogram\n#\n# trigger info: hist:keys=lat.buckets=1000:"
 		"vals=hitcount,lat:sort=lat:size=32768 [active]\n#\n\n"
 		"{ lat: ~ 5000-5999 } hitcount:          3  lat:      16000\n\n"
@@ -183,11 +186,11 @@ START_TEST(test_dropped_and_garbage)
 	char err[256] = "";
 
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_int_eq(trigfeed(t, strlen(t), &an, AN_RUNQ, UNIT, NULL, err, sizeof(err)), 0);
-	ck_assert_uint_eq(an.counts.dropped, 7);
+	ck_assert_int_eq(trigfeed(t, strlen(t), &an, AN_RUNQ, UNIT, NULL, &dropped, err, sizeof(err)), 0);
+	ck_assert_uint_eq(dropped, 7);
 	ck_assert_uint_eq(an.runq.groups.v[0]->h.count, 3);
 	ck_assert_uint_eq(an.runq.groups.v[0]->h.slot[hist_slot_of(5)], 3);
-	ck_assert_int_ne(trigfeed("{ lat: ~ 5000-", 14, &an, AN_RUNQ, UNIT, NULL,
+	ck_assert_int_ne(trigfeed("{ lat: ~ 5000-", 14, &an, AN_RUNQ, UNIT, NULL, &dropped,
 				  err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "histogram"), "%s", err);
 	analyzer_fini(&an);
@@ -197,6 +200,7 @@ END_TEST
 /* The names histogram (6.12's layout) names threads /proc no longer has */
 START_TEST(test_names)
 {
+	uint64_t dropped = 0;
 	const char *t = "# event histogram\n#\n"
 		"# trigger info: hist:keys=pid,comm:vals=hitcount:sort=hitcount:size=32768 [active]\n"
 		"#\n\n"
@@ -216,7 +220,7 @@ START_TEST(test_names)
 	unsigned i, seen = 0;
 
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_msg(trigfeed(t, strlen(t), &an, AN_RUNQ, UNIT, &names, err, sizeof(err)) == 0,
+	ck_assert_msg(trigfeed(t, strlen(t), &an, AN_RUNQ, UNIT, &names, &dropped, err, sizeof(err)) == 0,
 		      "%s", err);
 	ck_assert_uint_eq(an.runq.groups.n, 3);
 	for (i = 0; i < an.runq.groups.n; i++) {
@@ -236,7 +240,7 @@ START_TEST(test_names)
 	}
 	ck_assert_uint_eq(seen, 7);
 	/* a full names map loses names, not intervals */
-	ck_assert_uint_eq(an.counts.dropped, 0);
+	ck_assert_uint_eq(dropped, 0);
 	analyzer_fini(&an);
 }
 END_TEST
@@ -267,6 +271,7 @@ static uint64_t frame_tok(const char *text, void *arg)
  */
 START_TEST(test_kstack)
 {
+	uint64_t dropped = 0;
 	struct trigfeed_ops ops = { .comm_of = fake_comm, .frame = frame_tok, .arg = &an_arg };
 	struct an_cfg c = cfg(KEY_TID);
 	struct analyzer an;
@@ -281,7 +286,7 @@ START_TEST(test_kstack)
 	c.stacks = AN_KSTACK;
 	c.max_stacks = 256;
 	ck_assert_int_eq(analyzer_init(&an, &c), 0);
-	ck_assert_msg(trigfeed(text, len, &an, AN_OFFCPU, UNIT, &ops, err, sizeof(err)) == 0,
+	ck_assert_msg(trigfeed(text, len, &an, AN_OFFCPU, UNIT, &ops, &dropped, err, sizeof(err)) == 0,
 		      "%s", err);
 	ck_assert_uint_eq(an.off.groups.n, x.n);
 	ck_assert_uint_gt(an.agg.n, 5);

@@ -48,6 +48,14 @@ char *fixture_read(const char *path, size_t *len)
 	return s;
 }
 
+const char fixture_kstack_format[] =
+	"name: kernel_stack\nID: 4\nformat:\n"
+	FIXTURE_COMMON_FIELDS "\n"
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], "
+	"(void *)REC->caller[1], (void *)REC->caller[2]\n";
+
 int fixture_layout(struct sched_layout *l, const char *kernel)
 {
 	static const char *const evs[] = {
@@ -76,4 +84,27 @@ int fixture_layout(struct sched_layout *l, const char *kernel)
 			return ret;
 	}
 	return fmt_resolve(l, &missing);
+}
+
+void fixture_cgroup_layout(struct sched_layout *l)
+{
+	static const char *const files[] = {
+		"raw/sched_switch.format", "cgroup/cgroup_attach_task.format",
+		"cgroup/cgroup_transfer_tasks.format", NULL,
+	};
+	const char *missing;
+	size_t len;
+	char *s;
+	int i;
+
+	ck_assert_int_eq(fmt_init(l), 0);
+	s = fixture_read(fixture_path("kernels/6.18.44-host/cgroup/header_page"), &len);
+	ck_assert_int_eq(fmt_header_page(l, s, len), 0);
+	free(s);
+	for (i = 0; files[i]; i++) {
+		s = fixture_read(fixture_path("kernels/6.18.44-host/%s", files[i]), &len);
+		ck_assert_int_eq(fmt_add_event(l, s, len), 0);
+		free(s);
+	}
+	ck_assert_msg(fmt_resolve(l, &missing) == 0, "missing %s", missing ? missing : "-");
 }

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* runq's and offcpu's shared part: the report of a histogram analysis. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histan.h"
+#include "svg.h"
+
+int histan_setup(const struct trace_opts *o, struct analyzer *an, void **state)
+{
+	(void)o;
+	(void)an;
+	*state = calloc(1, sizeof(struct histan));
+	return *state ? 0 : -ENOMEM;
+}
+
+void histan_free(void *state)
+{
+	struct histan *h = state;
+
+	if (!h)
+		return;
+	heat_free(h->heat);
+	free(h);
+}
+
+void histan_configure(const struct trace_opts *o, struct an_cfg *cfg)
+{
+	cfg->key = o->key;
+}
+
+const char *histan_check(const struct trace_opts *o)
+{
+	if ((o->kstack || o->ustack) && o->fmt == FMT_OPENMETRICS)
+		return "stacks have no openmetrics layout: use the default, -f or --format=json";
+	if ((o->kstack || o->ustack) && o->fmt == FMT_BPFTRACE)
+		return "stacks have no bpftrace layout: use the default, -f or --format=json";
+	if ((o->kstack || o->ustack) && (o->key == KEY_CPU || o->key == KEY_COMM))
+		return "stacks are summed per thread (default), process (-P) or cgroup (--by "
+		       "cgroup), not per CPU or name (the folded lines end with the thread's name)";
+	return NULL;
+}
+
+/* -K/-U: the stack table and how to print it */
+static void stack_report_of(struct stack_report *sr, const struct an_view *v)
+{
+	const struct trace_opts *o = v->o;
+
+	memset(sr, 0, sizeof(*sr));
+	sr->agg = &v->an->agg;
+	sr->kstacks = &v->an->kstacks;
+	sr->ustacks = &v->an->ustacks;
+	sr->kstack = o->kstack;
+	sr->ustack = o->ustack;
+	sr->folded = o->folded;
+	sr->delimited = o->delimited;
+	sr->depth = o->stack_depth;
+	sr->top = o->top;
+	sr->key = o->key;
+	sr->unit_ns = o->msecs ? 1000000 : 1000;
+	sr->sym = v->sym;
+	sr->cgroup_names = v->an->cfg.cgroup_names;
+	sr->cgroup_arg = v->an->cfg.group_arg;
+}
+
+void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
+		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
+		 struct stack_report *sr)
+{
+	const struct trace_opts *o = v->o;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->command = o->cmd;
+	rep->measure = measure;
+	rep->backend = v->backend;
+	rep->backend_why = v->backend_why;
+	rep->clock = v->clock;
+	rep->unit = o->msecs ? "msecs" : "usecs";
+	rep->unit_ns = o->msecs ? 1000000 : 1000;
+	rep->key = o->key;
+	rep->duration_s = v->duration_s;
+	rep->interval = v->interval;
+	rep->final = v->final;
+	rep->timestamp = o->timestamp;
+	rep->wall = v->wall;
+	rep->stopped_by = v->stopped_by;
+	rep->counts = &v->an->counts;
+	rep->inc = &m->inc;
+	rep->groups = &m->groups;
+	/* --top ranks the stacks when there are any, else the histograms */
+	rep->top = o->kstack || o->ustack ? 0 : o->top;
+	rep->replaces = v->replaces;
+	if (fmt == FMT_SVG && o->interval_mode && !o->kstack && !o->ustack) {
+		if (!h->heat)
+			h->heat = heat_new();
+		rep->heat = h->heat;
+	}
+	rep->lost = v->lost;
+	rep->dropped = v->dropped;
+	rep->unmeasured_sized = v->unmeasured_sized;
+	rep->unmeasured_ns = v->unmeasured_ns;
+	rep->unmeasured_unsized = v->unmeasured_unsized;
+	rep->recovered = v->recovered;
+	if (v->sampling) {
+		rep->sampling = v->sampling;
+		rep->command_cpu_ns = v->child_cpu_ns;
+	}
+	rep->lost_cpu = v->lost_cpu;
+	rep->ncpu = v->ncpu;
+	if (o->kstack || o->ustack) {
+		stack_report_of(sr, v);
+		rep->stacks = sr;
+		rep->stack_overflow = v->an->kstacks.overflow + v->an->ustacks.overflow;
+		rep->late_stacks = v->late.on;
+		rep->late_unknown_frames = v->late.unknown_frames;
+		rep->late_unreadable = v->late.unreadable;
+		rep->late_unreadable_errno = v->late.unreadable_errno;
+	}
+}
+
+int histan_emit(FILE *f, enum out_format fmt, struct report *rep)
+{
+	errno = 0;
+	report_print(f, fmt, rep);
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
+
+int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
+		 struct an_mode_state *m, enum rep_measure measure)
+{
+	struct stack_report sr;
+	struct report rep;
+
+	histan_fill(h, v, fmt, m, measure, &rep, &sr);
+	return histan_emit(f, fmt, &rep);
+}
+
+int an_cgroup_id(const struct analyzer *an, int32_t tid)
+{
+	int id = an->cfg.cgroup_of ? an->cfg.cgroup_of(tid, an->cfg.group_arg) : 0;
+
+	return id > 0 ? id : 0;
+}
+
+const char *an_cgroup_name(const struct analyzer *an, int id, const char **path)
+{
+	const char *label = NULL;
+
+	*path = NULL;
+	if (an->cfg.cgroup_names)
+		an->cfg.cgroup_names(id, &label, path, an->cfg.group_arg);
+	return label ? label : "(unknown)";
+}

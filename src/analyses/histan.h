@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What runq and offcpu share: a histogram per group of what the analyzer
+ * measured (run-queue waits, off-CPU intervals), by stack with -K/-U,
+ * printed through report_print(); and the heat map an svg with -i keeps.
+ * Not for other layers.
+ */
+#ifndef OFFCPU_HISTAN_H
+#define OFFCPU_HISTAN_H
+
+#include "analysis.h"
+
+struct histan {
+	struct heat *heat;		/* --format=svg -i: every interval */
+};
+
+int histan_setup(const struct trace_opts *o, struct analyzer *an, void **state);
+void histan_free(void *state);
+/*
+ * The report of @m (the analyzer's runq or off state) measuring @measure,
+ * in @rep (its stack part in @sr, with -K/-U); an analysis may add its
+ * own part (rep->json_extra, text_body) before histan_emit().
+ */
+void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
+		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
+		 struct stack_report *sr);
+/* report_print(), and whether @f took it: 0 or -errno. */
+int histan_emit(FILE *f, enum out_format fmt, struct report *rep);
+/* histan_fill() and histan_emit(). */
+int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
+		 struct an_mode_state *m, enum rep_measure measure);
+/* The options runq and offcpu refuse alike (stacks, formats): a usage error or NULL. */
+const char *histan_check(const struct trace_opts *o);
+/* What the common fields of an_cfg leave: the key as given. */
+void histan_configure(const struct trace_opts *o, struct an_cfg *cfg);
+
+/* --by cgroup, for analyses with rows of their own: thread @tid's cgroup id now, 0 unknown */
+int an_cgroup_id(const struct analyzer *an, int32_t tid);
+/* ... cgroup @id's name ("(unknown)" where none) and path (*path NULL: unknown) */
+const char *an_cgroup_name(const struct analyzer *an, int id, const char **path);
+
+#endif

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * triage: running, waiting for a CPU, or blocked, and on what: one
+ * capture of the selected threads, pressure stall information and CPU
+ * throttling, turned into a verdict by src/report/triage.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "escape.h"
+#include "grow.h"
+#include "histan.h"
+#include "procfs.h"
+#include "psi.h"
+#include "triage.h"
+#include "unclaimed.h"
+
+static const char triage_help[] =
+"Usage: offcpu-ftrace triage [OPTIONS] [DURATION]\n"
+"       offcpu-ftrace triage [OPTIONS] -- COMMAND [ARGS]\n"
+"\n"
+"Running, or waiting -- and waiting for what? One capture of the selected\n"
+"threads (all, -p, -t, -c, --cgroup, or a COMMAND and its descendants):\n"
+"time running, waiting for a CPU and blocked, the tails, pressure stall\n"
+"information and cgroup CPU throttling, and a verdict with the numbers\n"
+"behind it and the next command to run.\n"
+"\n"
+"Options:\n"
+"  -p, -t, -c, --cgroup PATH, --backend, --rate, --tracefs, --buffer-size,\n"
+"  --strict, --record FILE, --max-tasks, -o FILE, --dry-run, -q as for runq;\n"
+"  --format bcc (text, default), json or openmetrics\n"
+"      --by cgroup        also a row per cgroup (container), with its own\n"
+"                         verdict; --top N, --cgroup-depth, --cgroup-controller\n"
+"                         as for runq\n"
+"      --wait-p99 MS      p99 wait for a CPU meaning contention (default 5)\n"
+"      --wait-share PCT   share of time waiting meaning contention (10)\n"
+"      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
+"      --oncpu-share PCT  share of time running meaning on-CPU (50)\n"
+"      --throttle-share PCT  share of the window throttled by cpu.max (5)\n"
+"      --wait-demand PCT  share of the time wanting a CPU spent waiting for\n"
+"                         it (p99 >= 1 ms) meaning contention (50)\n"
+"      --unclaimed-share PCT  share of CPU time idle while the threads waited\n"
+"                         on busy CPUs that earns a note (5; 0: never)\n"
+"  -h, --help             this help\n"
+"\n"
+"Examples:\n"
+"  offcpu-ftrace triage 10                   # the whole host, 10 seconds\n"
+"  offcpu-ftrace triage -- make -j8          # one build, start to end\n"
+"  offcpu-ftrace triage --cgroup /sys/fs/cgroup/ci.slice 30\n"
+"  offcpu-ftrace triage --format=json -p 1234 10\n"
+"  offcpu-ftrace triage --by cgroup --top 5 30  # which container waits\n"
+"\n"
+"Exit status: 0 done (with -- COMMAND: its exit status), 1 tracing failed,\n"
+"2 bad usage, 3 events lost with --strict. See offcpu-ftrace-triage(8).\n";
+
+/* --by cgroup: one cgroup's time, from the analyzer's intervals */
+struct tcg {
+	bool used;
+	uint64_t running_ns, runq_ns, blk_d_ns, blk_s_ns, parent_ns;
+	struct hist runq, blk;		/* waits for a CPU, blocked parts */
+};
+
+struct triage_state {
+	struct psi psi0;		/* pressure when tracing began */
+	struct cpu_throttle thr0;	/* --cgroup's throttling then */
+	struct unclaimed *un;		/* idle CPU time while the threads waited */
+	struct analyzer *an;
+	struct tcg *cg;			/* --by cgroup: by the cache's cgroup id */
+	size_t ncg, capcg;
+	uint64_t cg_lost;		/* intervals not kept: out of memory */
+};
+
+static void triage_usage(FILE *f)
+{
+	fputs(triage_help, f);
+}
+
+static const char *triage_what(const struct trace_opts *o)
+{
+	(void)o;
+	return "where time goes (running, waiting for a CPU, blocked)";
+}
+
+static void triage_defaults(struct trace_opts *o)
+{
+	o->modes = AN_RUNQ | AN_OFFCPU;
+	o->th.runq_tail_us = 5000;
+	o->th.runq_share = 10;
+	o->th.blocked_share = 50;
+	o->th.oncpu_share = 50;
+	o->th.throttle_share = 5;
+	o->th.wait_demand = 50;
+	o->th.unclaimed = 5;
+}
+
+static const char *triage_check(const struct trace_opts *o)
+{
+	if ((o->key != KEY_NONE && o->key != KEY_CGROUP) || o->fmt == FMT_BPFTRACE || o->xval)
+		return "triage has no -P/-L/-C, --by other than cgroup, --format=bpftrace or "
+		       "--xval";
+	if (o->fmt == FMT_SVG)
+		return "triage has no svg layout: use bcc, json or openmetrics";
+	return NULL;
+}
+
+static enum hist_refusal triage_hist(const struct trace_opts *o)
+{
+	(void)o;
+	return HIST_NO_TRIAGE;
+}
+
+/* triage names the top process, and counts on-CPU time and blocked intervals */
+static void triage_configure(const struct trace_opts *o, struct an_cfg *cfg)
+{
+	(void)o;
+	cfg->key = KEY_PID;
+	cfg->triage = true;
+}
+
+static void on_queue(void *arg, int32_t cpu, uint64_t ts, int delta)
+{
+	struct triage_state *s = arg;
+
+	unclaimed_queue(s->un, cpu, ts, delta);
+}
+
+/* --by cgroup: @tid's cgroup's row now, NULL when it cannot be kept */
+static struct tcg *cg_of(struct triage_state *s, int32_t tid)
+{
+	int id = an_cgroup_id(s->an, tid);
+	struct tcg *v;
+
+	if ((size_t)id >= s->ncg) {
+		v = mem_grow_from(s->cg, &s->capcg, (size_t)id, sizeof(*s->cg), 16);
+		if (!v) {
+			s->cg_lost++;
+			return NULL;
+		}
+		s->cg = v;
+		memset(&s->cg[s->ncg], 0, ((size_t)id + 1 - s->ncg) * sizeof(*s->cg));
+		s->ncg = (size_t)id + 1;
+	}
+	s->cg[id].used = true;
+	return &s->cg[id];
+}
+
+static void on_slice(void *arg, const struct an_slice *sl)
+{
+	struct triage_state *s = arg;
+	struct tcg *c;
+
+	unclaimed_slice(s->un, sl);
+	if (s->cg && sl->selected && sl->tid > 0 && sl->start_ns && sl->end_ns > sl->start_ns &&
+	    (c = cg_of(s, sl->tid)))
+		c->running_ns += sl->end_ns - sl->start_ns;
+}
+
+static void on_wait(void *arg, const struct an_wait *w)
+{
+	struct triage_state *s = arg;
+	struct tcg *c = cg_of(s, w->tid);
+
+	if (c && w->end_ns >= w->start_ns) {
+		hist_add(&c->runq, w->end_ns - w->start_ns, s->an->cfg.unit_ns);
+		c->runq_ns += w->end_ns - w->start_ns;
+	}
+}
+
+/*
+ * an interval that began blocked, to its wakeup; a process that started
+ * processes of its own (a shell, make) asleep waits for its children, as
+ * the window's own numbers leave it out
+ */
+static void on_off(void *arg, const struct an_off *o)
+{
+	struct triage_state *s = arg;
+	const struct group *g;
+	struct tcg *c;
+
+	if (o->blk == AN_BLK_NONE || !(c = cg_of(s, o->tid)))
+		return;
+	hist_add(&c->blk, o->blocked_ns, s->an->cfg.unit_ns);
+	if (o->blk == AN_BLK_D) {
+		c->blk_d_ns += o->blocked_ns;
+		return;
+	}
+	g = groups_find(&s->an->blk.groups, o->tgid > 0 ? o->tgid : o->tid);
+	if (g && g->parent)
+		c->parent_ns += o->blocked_ns;
+	else
+		c->blk_s_ns += o->blocked_ns;
+}
+
+/* the proc backend: a thread's totals for the window */
+static void on_totals(void *arg, const struct an_thread *t, int32_t tgid)
+{
+	struct triage_state *s = arg;
+	struct tcg *c = cg_of(s, t->tid);
+
+	(void)tgid;
+	if (!c)
+		return;
+	c->running_ns += t->oncpu_ns;
+	c->runq_ns += t->runq_ns;
+	hist_add_total(&c->runq, t->runq_n, t->runq_ns, s->an->cfg.unit_ns);
+	c->blk_d_ns += t->d_ns;
+	c->blk_s_ns += t->s_ns + t->other_ns;
+	hist_add_total(&c->blk, t->blk_n, t->blk_ns, s->an->cfg.unit_ns);
+}
+
+static int triage_setup(const struct trace_opts *o, struct analyzer *an, void **state)
+{
+	struct triage_state *s = calloc(1, sizeof(*s));
+	struct an_sink sink = { .queue = on_queue, .slice = on_slice };
+	int ret;
+
+	*state = s;
+	if (!s)
+		return -ENOMEM;
+	s->an = an;
+	ret = unclaimed_new(&s->un);
+	if (!ret && o->key == KEY_CGROUP) {
+		/* the unknown cgroup's row first: the rows' array is never empty */
+		s->cg = calloc(1, sizeof(*s->cg));
+		s->ncg = s->capcg = 1;
+		sink.wait = on_wait;
+		sink.off = on_off;
+		sink.totals = on_totals;
+		ret = s->cg ? 0 : -ENOMEM;
+	}
+	sink.arg = s;
+	return ret ? ret : analyzer_subscribe(an, &sink);
+}
+
+static void triage_free(void *state)
+{
+	struct triage_state *s = state;
+
+	if (s) {
+		free(s->un);
+		free(s->cg);
+	}
+	free(s);
+}
+
+static void triage_begin(void *state, const struct an_view *v)
+{
+	struct triage_state *s = state;
+
+	psi_read(&s->psi0, v->cgroup && v->cgroup->v2 ? v->cgroup->dir : NULL);
+	if (v->cgroup)
+		cgroup_throttle(v->cgroup, &s->thr0);
+}
+
+/* The group with the largest sum in @gs, or NULL. */
+static const struct group *top_group(const struct groups *gs)
+{
+	const struct group *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < gs->n; i++)
+		if (gs->v[i]->id != GROUP_OTHER &&
+		    (!best || gs->v[i]->h.sum_ns > best->h.sum_ns))
+			best = gs->v[i];
+	return best;
+}
+
+/*
+ * Could the process of @g be "the one blocked longest"? Not offcpu-ftrace
+ * itself, and, for sleeping, not a parent that only waits for its
+ * children (it started a process, or sleeps in wait4() now).
+ */
+static bool blocked_candidate(const struct an_view *v, const struct group *g, bool asleep)
+{
+	if (g->id == GROUP_OTHER || g->id <= 0)
+		return false;
+	if ((v->recorder && g->id == v->recorder) ||
+	    !strncmp(g->comm, "offcpu-ftrace", COMM_LEN))
+		return false;
+	if (asleep && (g->parent || (!v->replay_path &&
+				     proc_waits_for_child((int32_t)g->id))))
+		return false;
+	return true;
+}
+
+/* blocked time by state, and who was blocked (D) and asleep (S) longest */
+static void blocked_split(const struct an_view *v, struct triage_in *in)
+{
+	const struct groups *gs = &v->an->blk.groups;
+	const struct group *d = NULL, *s = NULL;
+	uint32_t i;
+
+	in->blocked_ns = in->blocked_d_ns = in->blocked_s_ns = in->parent_wait_ns = 0;
+	for (i = 0; i < gs->n; i++) {
+		const struct group *g = gs->v[i];
+		uint64_t sl = g->blk_s_ns + g->blk_other_ns;
+
+		/* a parent asleep while its children work: their time tells */
+		if (g->parent) {
+			in->parent_wait_ns += sl;
+			sl = 0;
+		}
+		in->blocked_d_ns += g->blk_d_ns;
+		in->blocked_s_ns += sl;
+		if (g->blk_d_ns && blocked_candidate(v, g, false) &&
+		    (!d || g->blk_d_ns > d->blk_d_ns))
+			d = g;
+		if (sl && blocked_candidate(v, g, true) &&
+		    (!s || sl > s->blk_s_ns + s->blk_other_ns))
+			s = g;
+	}
+	in->blocked_ns = in->blocked_d_ns + in->blocked_s_ns;
+	in->top_d_pid = d ? (int32_t)d->id : -1;
+	in->top_s_pid = s ? (int32_t)s->id : -1;
+	if (d)
+		memcpy(in->top_d_comm, d->comm, COMM_LEN);
+	if (s)
+		memcpy(in->top_s_comm, s->comm, COMM_LEN);
+}
+
+static void merge_groups(const struct groups *gs, struct hist *h)
+{
+	uint32_t i;
+
+	hist_reset(h);
+	for (i = 0; i < gs->n; i++)
+		hist_merge(h, &gs->v[i]->h);
+}
+
+/* the scope in words, and the options that repeat it */
+static void triage_scope(const struct an_view *v, char *scope, size_t slen, char *next,
+			 size_t nlen)
+{
+	const struct trace_opts *o = v->o;
+	const struct rec_scope *rs = v->recorded;
+
+	if (rs && !strcmp(rs->kind, "command")) {
+		/* a report of a recording made with -- COMMAND: the scope applies by itself */
+		snprintf(scope, slen, "%s and its descendants (as recorded)",
+			 rs->command[0] ? rs->command : "the command");
+		snprintf(next, nlen, "%s", "");
+	} else if (rs) {
+		snprintf(scope, slen, "%s %d (as recorded)",
+			 !strcmp(rs->kind, "pid") ? "process" : "thread", rs->id);
+		snprintf(next, nlen, "%s", "");
+	} else if (v->child) {
+		size_t n;
+
+		snprintf(scope, slen, "%s and its descendants", o->command[0]);
+		n = (size_t)snprintf(next, nlen, "-- ");
+		if (n < nlen)
+			shell_quote_argv(next + n, nlen - n, o->command, 160);
+	} else if (o->pid >= 0) {
+		snprintf(scope, slen, "process %d", o->pid);
+		snprintf(next, nlen, "-p %d%s", o->pid, v->replay_path ? "" : " 10");
+	} else if (o->tid >= 0) {
+		snprintf(scope, slen, "thread %d", o->tid);
+		snprintf(next, nlen, "-t %d%s", o->tid, v->replay_path ? "" : " 10");
+	} else if (o->cgroup) {
+		snprintf(scope, slen, "cgroup %s", v->cgroup ? v->cgroup->dir : o->cgroup);
+		snprintf(next, nlen, "--cgroup %s 10", o->cgroup);
+	} else if (o->comm[0]) {
+		snprintf(scope, slen, "threads named %s", o->comm);
+		snprintf(next, nlen, "-c %s%s", o->comm, v->replay_path ? "" : " 10");
+	} else {
+		snprintf(scope, slen, "all threads");
+		snprintf(next, nlen, "%s", v->replay_path ? "" : "10");
+	}
+}
+
+/* a recording without kernel stacks: the command that makes one with them */
+static void triage_restack(const struct an_view *v, char *buf, size_t len)
+{
+	const struct trace_opts *o = v->o;
+	const struct rec_scope *rs = v->recorded;
+
+	if (rs && !strcmp(rs->kind, "command") && rs->command[0])
+		snprintf(buf, len, "offcpu-ftrace record -K -o FILE -- %s", rs->command);
+	else
+		snprintf(buf, len, "offcpu-ftrace record -K -o FILE %s",
+			 o->pid >= 0 || (rs && !strcmp(rs->kind, "pid")) ? "-p PID 10" :
+			 o->tid >= 0 || (rs && !strcmp(rs->kind, "tid")) ? "-t TID 10" : "10");
+}
+
+/* what happened to the cgroup and the host's pressure over the window */
+static void triage_pressure(const struct triage_state *s, const struct an_view *v,
+			    struct triage_in *in)
+{
+	struct cpu_throttle thr;
+
+	in->psi_before = s->psi0;
+	if (!v->replay_path)	/* a recording holds no pressure figures */
+		psi_read(&in->psi_after, v->cgroup && v->cgroup->v2 ? v->cgroup->dir : NULL);
+	if (v->cgroup) {
+		cgroup_throttle(v->cgroup, &thr);
+		in->have_throttle = thr.have && s->thr0.have;
+		in->nr_throttled = thr.nr_throttled - s->thr0.nr_throttled;
+		in->throttled_ns = thr.throttled_ns - s->thr0.throttled_ns;
+		in->periods = thr.periods - s->thr0.periods;
+	}
+}
+
+static void triage_thresholds(const struct trace_opts *o, struct triage_in *in)
+{
+	in->th.runq_tail_us = o->th.runq_tail_us;
+	in->th.runq_share = o->th.runq_share;
+	in->th.blocked_share = o->th.blocked_share;
+	in->th.oncpu_share = o->th.oncpu_share;
+	in->th.throttle_share = o->th.throttle_share;
+	in->th.wait_demand = o->th.wait_demand;
+	in->th.unclaimed = o->th.unclaimed;
+}
+
+/* the window's unclaimed share: of every CPU's time, idle while they waited elsewhere */
+static double triage_unclaimed(struct triage_state *s, const struct an_view *v)
+{
+	uint64_t start = v->iv_start_ns, end = v->iv_end_ns;
+
+	if (!start || !end)
+		end = (start = 0) + (uint64_t)(v->duration_s * 1e9);
+	else
+		unclaimed_advance(s->un, end);
+	return unclaimed_share(s->un, v->ncpu ? v->ncpu : (unsigned)s->un->ncpu, end - start);
+}
+
+static uint64_t busy_ns(const struct tcg *c)
+{
+	return c->running_ns + c->runq_ns + c->blk_d_ns;
+}
+
+/* the busiest first: running, waiting for a CPU or in D; then all their time */
+static int by_busy(const void *a, const void *b)
+{
+	const struct tcg *x = *(const struct tcg *const *)a, *y = *(const struct tcg *const *)b;
+	uint64_t bx = busy_ns(x), by = busy_ns(y);
+
+	if (bx == by) {
+		bx += x->blk_s_ns;
+		by += y->blk_s_ns;
+	}
+	return bx > by ? -1 : bx < by;
+}
+
+/* @c's numbers as the row's, and their verdict under the window's thresholds */
+static void fill_row(struct triage_row *r, const struct tcg *c, const struct triage_in *in)
+{
+	struct triage_in one = *in;
+
+	r->running_ns = c->running_ns;
+	r->runq_ns = c->runq_ns;
+	r->blocked_d_ns = c->blk_d_ns;
+	r->blocked_s_ns = c->blk_s_ns;
+	r->blocked_ns = c->blk_d_ns + c->blk_s_ns;
+	r->parent_wait_ns = c->parent_ns;
+	r->runq = &c->runq;
+	r->blocked = &c->blk;
+	one.running_ns = r->running_ns;
+	one.runq_ns = r->runq_ns;
+	one.blocked_ns = r->blocked_ns;
+	one.blocked_d_ns = r->blocked_d_ns;
+	one.blocked_s_ns = r->blocked_s_ns;
+	one.runq = r->runq;
+	one.blocked = r->blocked;
+	one.have_throttle = false;	/* the window's --cgroup, not this one */
+	one.top_d_pid = one.top_s_pid = -1;
+	triage_verdict(&one, &r->v);
+}
+
+/*
+ * --by cgroup: a row per cgroup the busiest first, --top N of them and the
+ * rest merged into "other" (in *@other); NULL when out of memory
+ */
+static struct triage_row *cgroup_rows(struct triage_state *s, const struct an_view *v,
+				      const struct triage_in *in, struct tcg *other, size_t *n)
+{
+	struct tcg **by = calloc(s->ncg, sizeof(*by));
+	struct triage_row *rows = calloc(s->ncg + 1, sizeof(*rows));
+	unsigned top = v->o->top;
+	size_t i, k, used = 0;
+
+	*n = 0;
+	if (!by || !rows) {
+		free(by);
+		free(rows);
+		return NULL;
+	}
+	for (i = 0; i < s->ncg; i++)
+		if (s->cg[i].used)
+			by[used++] = &s->cg[i];
+	qsort(by, used, sizeof(*by), by_busy);
+	memset(other, 0, sizeof(*other));
+	for (i = 0; i < used; i++) {
+		if (top && i >= top) {
+			other->running_ns += by[i]->running_ns;
+			other->runq_ns += by[i]->runq_ns;
+			other->blk_d_ns += by[i]->blk_d_ns;
+			other->blk_s_ns += by[i]->blk_s_ns;
+			other->parent_ns += by[i]->parent_ns;
+			hist_merge(&other->runq, &by[i]->runq);
+			hist_merge(&other->blk, &by[i]->blk);
+			continue;
+		}
+		k = (size_t)(by[i] - s->cg);
+		rows[*n].name = an_cgroup_name(s->an, (int)k, &rows[*n].path);
+		fill_row(&rows[(*n)++], by[i], in);
+	}
+	if (top && used > top) {
+		rows[*n].name = "other";
+		fill_row(&rows[(*n)++], other, in);
+	}
+	free(by);
+	return rows;
+}
+
+static int triage_print_iv(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
+{
+	struct triage_state *s = state;
+	struct triage_row *rows = NULL;
+	struct tcg other;
+	char scope[4200], next[4200], tool[4200], restack[512];
+	const struct group *g;
+	struct triage_in in;
+	struct hist runq, blk;
+
+	memset(&in, 0, sizeof(in));
+	triage_scope(v, scope, sizeof(scope), next, sizeof(next));
+	in.scope = scope;
+	in.next_scope = next;
+	if (v->replay_path) {
+		snprintf(tool, sizeof(tool), "offcpu-ftrace report %s", v->replay_path);
+		in.next_tool = tool;
+		in.next_window = "";
+	}
+	in.window_s = v->duration_s;
+	in.wall = v->wall;
+	in.backend = v->backend;
+	in.clock = v->clock;
+	merge_groups(&v->an->runq.groups, &runq);
+	merge_groups(&v->an->blk.groups, &blk);
+	in.runq = &runq;
+	in.blocked = &blk;
+	in.running_ns = v->an->counts.oncpu_ns;
+	in.runq_ns = runq.sum_ns;
+	/* blocked intervals without the wait for a CPU after the wakeup */
+	blocked_split(v, &in);
+	in.by_command = v->child;
+	if (v->replay_path && !(v->events & (1u << SEV_KSTACK))) {
+		triage_restack(v, restack, sizeof(restack));
+		in.restack = restack;
+	}
+	in.top_runq_pid = -1;
+	if ((g = top_group(&v->an->runq.groups))) {
+		in.top_runq_pid = (int32_t)g->id;
+		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
+	}
+	triage_pressure(state, v, &in);
+	triage_thresholds(v->o, &in);
+	in.lost = v->lost;
+	in.missed_switch = v->an->counts.missed_switch;
+	in.unmeasured = v->an->counts.unmeasured;
+	in.inferred = v->an->counts.inferred;
+	in.recovered = v->recovered;
+	in.partial = v->lost || analyzer_partial(v->an);
+	in.unclaimed = triage_unclaimed(state, v);
+	if (v->sampling) {
+		in.sampling = v->sampling;
+		in.command_cpu_ns = v->child_cpu_ns;
+		in.unclaimed = -1;	/* no queues in /proc's counters */
+	}
+	if (s->cg) {
+		rows = cgroup_rows(s, v, &in, &other, &in.nrows);
+		if (!rows)
+			return -ENOMEM;
+		in.rows = rows;
+		in.rows_lost = s->cg_lost;
+	}
+	errno = 0;
+	triage_print(f, fmt, &in);
+	free(rows);
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
+
+const struct analysis analysis_triage = {
+	.name = "triage",
+	.summary = "running or waiting, and for what: a verdict",
+	.bit = ANB_TRIAGE,
+	.flags = AN_F_REPORT,
+	.help = triage_usage,
+	.text_output = "the text report",
+	.what = triage_what,
+	.defaults = triage_defaults,
+	.check = triage_check,
+	.hist = triage_hist,
+	.configure = triage_configure,
+	.setup = triage_setup,
+	.begin = triage_begin,
+	.print = triage_print_iv,
+	.free = triage_free,
+};
