@@ -9,7 +9,10 @@
 # A result that says it is complete ("partial": false) must match
 # bpftrace per thread within 2% in count and sum (less by at most 3 us
 # for each wait woken onto an idle CPU, which reads 0 as the kernel counts
-# it, where bpftrace reads its own wakeup-to-switch path). A partial one must say
+# it, where bpftrace reads its own wakeup-to-switch path; on perf, more by
+# at most 1 us a wait: its context-switch records are stamped after the
+# tracepoint and bpftrace's program on it, see runq(8), 0.4 us a wait in a
+# CI run under load). A partial one must say
 # so in the text footer and with --strict (exit 3), and still account
 # for every interval: measured + not measured = bpftrace's count (2%).
 # When some backend is complete for a workload, auto must be too, or
@@ -99,14 +102,21 @@ for tid in tids:
     # bpftrace reads its own 1-3 us from the wakeup to the switch
     onto_idle = d["incomplete"].get("onto_idle", 0)
     short = bsum[tid] - g["sum_ns"]
+    # perf: a switch from a context-switch record is stamped after
+    # bpftrace's probe on the tracepoint (runq(8)): up to 1 us a wait more
+    late = 1000 * g["count"] if d["backend"] == "perf" else 0
     if not partial and (abs(dc) > 0.02 or
-                        (abs(ds) > 0.02 and not 0 < short <= 0.02 * bsum[tid] + 3000 * onto_idle)):
-        print("  complete by its own account, but not within 2% of bpftrace "
+                        (abs(ds) > 0.02 and not 0 < short <= 0.02 * bsum[tid] + 3000 * onto_idle
+                         and not 0 < -short <= 0.02 * bsum[tid] + late)):
+        print("  complete by its own account, but not within 2%% of bpftrace "
               "(%d waits woken onto an idle CPU)" % onto_idle)
         ok = False
-    elif not partial and abs(ds) > 0.02:
+    elif not partial and abs(ds) > 0.02 and short > 0:
         print("  below bpftrace by %.2f us a wait: %d waits woken onto an idle CPU read 0, as "
               "the kernel's run_delay" % (short / 1e3 / max(onto_idle, 1), onto_idle))
+    elif not partial and abs(ds) > 0.02:
+        print("  above bpftrace by %.2f us a wait: perf's switch records are stamped after "
+              "bpftrace's probe" % (-short / 1e3 / max(g["count"], 1)))
     if partial and d["command"] == "runq" and abs(dall) > 0.02:
         print("  partial, and measured + not measured is not bpftrace's count")
         ok = False
