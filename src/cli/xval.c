@@ -259,10 +259,14 @@ int xval_finish(struct xval *x, struct peerhist **out, char *err, size_t errlen)
 		waitpid(x->pid, &status, 0);
 	}
 	x->pid = 0;
-	if (WIFSIGNALED(status)) {
-		snprintf(err, errlen, "bpftrace did not exit on SIGINT or SIGTERM within 30 s (%s)",
-			 i == 1500 ? "killed" : strsignal(WTERMSIG(status)));
+	if (i == 1500) {
+		snprintf(err, errlen, "bpftrace did not exit on SIGINT or SIGTERM within 30 s (killed)");
 		return -ETIMEDOUT;
+	}
+	if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "bpftrace was ended by a signal (%s) before printing its maps",
+			 strsignal(WTERMSIG(status)));
+		return -EIO;
 	}
 	text = file_read(x->out, &len);
 	if (!text) {

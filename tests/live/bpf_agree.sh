@@ -11,8 +11,8 @@
 # for each wait woken onto an idle CPU, which reads 0 as the kernel counts
 # it, where bpftrace reads its own wakeup-to-switch path; on perf, more by
 # at most 1 us a wait: its context-switch records are stamped after the
-# tracepoint and bpftrace's program on it, see runq(8), 0.4 us a wait in a
-# CI run under load). A partial one must say
+# tracepoint and bpftrace's program on it, see runq(8): 0.06 us a wait in
+# a CI run, 0.4 us here beside a parallel build). A partial one must say
 # so in the text footer and with --strict (exit 3), and still account
 # for every interval: measured + not measured = bpftrace's count (2%).
 # When some backend is complete for a workload, auto must be too, or
