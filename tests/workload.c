@@ -274,6 +274,36 @@ static void wait_parked(int n)
 	pthread_mutex_unlock(&park_mu);
 }
 
+/*
+ * A thread counted as parked can still be running or preempted on its
+ * way into the futex wait (main's wakeup can preempt it there, and its
+ * run_delay grows while main reads): wait until the kernel shows it
+ * sleeping, so the schedstat read after this is its last.
+ */
+static void wait_asleep(pid_t tid)
+{
+	struct timespec ms = { 0, 1000000 };
+	int tries;
+
+	for (tries = 0; tries < 2000; tries++) {
+		char path[96], buf[512], *rp;
+		FILE *f;
+		size_t len;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[len] = 0;
+		rp = strrchr(buf, ')');
+		if (!rp || (rp[1] == ' ' && (rp[2] == 'S' || rp[2] == 'D')))
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
 static void wait_exit_signal(void)
 {
 	sigset_t set;
@@ -393,6 +423,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	wait_parked((int)n);
+	for (i = 0; i < n; i++)
+		wait_asleep(tids[i]);
 	/* every thread is blocked now: its schedstat is final */
 	printf("{\"pid\":%d,\"threads\":[", (int)getpid());
 	for (i = 0; i < n; i++) {
