@@ -936,12 +936,14 @@ static int print_out(struct out *a, enum out_format fmt, FILE *f)
 
 	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
 	rep.stacks = NULL;
-	rep.key = KEY_NONE;
 	rep.extra_arg = a;
 	if (fmt == FMT_JSON) {
+		/* groups: each thread's on-CPU slices, keyed by tid as measured */
+		rep.key = KEY_TID;
 		rep.json_extra = json_extra;
 		return histan_emit(f, fmt, &rep);
 	}
+	rep.key = KEY_NONE;
 	if (fmt == FMT_SVG)
 		return print_svg(a, &rep, f);
 	if (p->o->folded) {

@@ -24,6 +24,8 @@ check() {	# check OUT.json WORKLOAD.json WHAT MODE (busy|idle)
 import json, math, sys
 out, wl, what, mode = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
 assert out["command"] == "profile", out["command"]
+# the envelope's groups: each thread's on-CPU slices, each named by its tid
+assert out["key"] == "tid" and all("tid" in g for g in out["groups"]), out["key"]
 p = out["profile"]
 rows = {t["tid"]: t for t in p["threads"]}
 ok = True
