@@ -28,7 +28,10 @@
  *   workload pingpong N
  *     two threads pinned to CPUs 0 and 1 pass a byte back and forth over
  *     two pipes N times: each wakes the other onto an idle CPU (the
- *     wakeups this host's kernel loses, sched_waking does not). Both park.
+ *     wakeups this host's kernel loses, sched_waking does not). Both park;
+ *     each thread's hop_ns is its time from the clock just before the
+ *     write that woke it to its read's return, added up (its waits for a
+ *     CPU after those wakeups lie inside).
  *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
  * do after their measurement lands in the tracer's window; with
@@ -249,18 +252,36 @@ static void pin_to(int c)
 	}
 }
 
+/*
+ * pingpong: the clock just before each write that wakes thread i, and
+ * i's sum from there to its read's return: every run-queue wait of its
+ * wakeups lies inside, a bound no tracer's wait can exceed
+ */
+static _Atomic uint64_t hop_stamp[2];
+static uint64_t hop_ns[MAX_THREADS];
+
 static void *ping(void *arg)
 {
 	long i, me = (long)arg;
+	int in = me == 0 ? pong_fds[0] : ping_fds[0], out = me == 0 ? ping_fds[1] : pong_fds[1];
 	char c = 'x';
 
 	tids[me] = (pid_t)syscall(SYS_gettid);
 	pin_to((int)me);
 	for (i = 0; i < sleep_n; i++) {
-		if (me == 0 && (write(ping_fds[1], &c, 1) != 1 || read(pong_fds[0], &c, 1) != 1))
+		if (me == 0) {
+			atomic_store(&hop_stamp[1], now_ns());
+			if (write(out, &c, 1) != 1)
+				break;
+		}
+		if (read(in, &c, 1) != 1)
 			break;
-		if (me == 1 && (read(ping_fds[0], &c, 1) != 1 || write(pong_fds[1], &c, 1) != 1))
-			break;
+		hop_ns[me] += now_ns() - atomic_load(&hop_stamp[me]);
+		if (me == 1) {
+			atomic_store(&hop_stamp[0], now_ns());
+			if (write(out, &c, 1) != 1)
+				break;
+		}
 	}
 	park();
 	return NULL;
@@ -439,8 +460,9 @@ int main(int argc, char **argv)
 				delay = pcount = 0;
 			fclose(f);
 		}
-		printf("%s{\"tid\":%d,\"run_ns\":%llu,\"run_delay_ns\":%llu,\"pcount\":%llu}",
-		       i ? "," : "", tids[i], run, delay, pcount);
+		printf("%s{\"tid\":%d,\"run_ns\":%llu,\"run_delay_ns\":%llu,\"pcount\":%llu,"
+		       "\"hop_ns\":%llu}", i ? "," : "", tids[i], run, delay, pcount,
+		       (unsigned long long)hop_ns[i]);
 	}
 	printf("]}\n");
 	fflush(stdout);

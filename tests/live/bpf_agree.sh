@@ -7,9 +7,11 @@
 #     latency of both pipe threads (runq -L);
 #   - dd writing with O_DSYNC: off-CPU time of dd (offcpu -L).
 # A result that says it is complete ("partial": false) must match
-# bpftrace per thread within 2% in count and sum (less by at most 3 us
-# for each wait woken onto an idle CPU, which reads 0 as the kernel counts
-# it, where bpftrace reads its own wakeup-to-switch path; on perf, more by
+# bpftrace per thread within 2% in count and sum (less by at most what
+# bpftrace timed in waits whose wakeup fired in an idle CPU's idle task:
+# such a wait reads 0 as the kernel counts it, where bpftrace reads the
+# CPU's way out of idle, 1-3 us on a host with fast interrupts between
+# CPUs, 16 us on a slow one; on perf, more by
 # at most 1 us a wait: its context-switch records are stamped after the
 # tracepoint and bpftrace's program on it, see runq(8): 0.06 us a wait in
 # a CI run, 0.4 us here beside a parallel build). A partial one must say
@@ -31,16 +33,23 @@ BLOCKS=${BPF_AGREE_BLOCKS:-1500}
 
 cat > "$TMP/runq.bt" <<'BT'
 BEGIN { printf("Attached\n"); }
-tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_wakeup {
+	@q[args->pid] = nsecs;
+	/* fired in an idle CPU's idle task: the hits this kernel loses to ftrace and perf */
+	if (pid == 0) { @i[args->pid] = 1; }
+}
 tracepoint:sched:sched_switch {
 	if (args->prev_state == 0 || args->prev_state == STATE_PREEMPT) { @q[args->prev_pid] = nsecs; }
 	$ns = @q[args->next_pid];
 	if ($ns && args->next_comm == "sched-pipe") {
 		@sum[args->next_pid] = sum(nsecs - $ns); @cnt[args->next_pid] = count();
+		if (@i[args->next_pid]) { @isum[args->next_pid] = sum(nsecs - $ns); }
 	}
 	delete(@q[args->next_pid]);
+	delete(@i[args->next_pid]);
 }
-END { clear(@q); }
+END { clear(@q); clear(@i); }
 BT
 cat > "$TMP/off.bt" <<'BT'
 BEGIN { printf("Attached\n"); }
@@ -80,6 +89,8 @@ import json, re, sys
 bt = open(sys.argv[1]).read()
 bsum = {int(a): int(b) for a, b in re.findall(r"@sum\[(\d+)\]: (\d+)", bt)}
 bcnt = {int(a): int(b) for a, b in re.findall(r"@cnt\[(\d+)\]: (\d+)", bt)}
+# bpftrace's time in waits whose wakeup fired in an idle CPU's idle task
+bidle = {int(a): int(b) for a, b in re.findall(r"@isum\[(\d+)\]: (\d+)", bt)}
 d = json.load(open(sys.argv[2]))
 groups = {g["tid"]: g for g in d["groups"]}
 partial = d["partial"]
@@ -99,21 +110,26 @@ for tid in tids:
     # a wait woken onto a CPU idle since before its waking, whose sched_wakeup
     # this kernel lost (BPF still sees it), is that CPU's switch from idle:
     # 0, as schedstat's run_delay counts it (tests/live/pingpong.sh), where
-    # bpftrace reads its own 1-3 us from the wakeup to the switch
+    # bpftrace times it from the wakeup to the switch: 1-3 us a wait on a
+    # host with fast interrupts between CPUs, 16 us on a slower one (the
+    # clock-update skip, runq(8)); bpftrace's own sum of those is the bound
     onto_idle = d["incomplete"].get("onto_idle", 0)
+    idle_ns = bidle.get(tid, 0)
     short = bsum[tid] - g["sum_ns"]
     # perf: a switch from a context-switch record is stamped after
     # bpftrace's probe on the tracepoint (runq(8)): up to 1 us a wait more
     late = 1000 * g["count"] if d["backend"] == "perf" else 0
     if not partial and (abs(dc) > 0.02 or
-                        (abs(ds) > 0.02 and not 0 < short <= 0.02 * bsum[tid] + 3000 * onto_idle
+                        (abs(ds) > 0.02 and not 0 < short <= 0.02 * bsum[tid] + idle_ns
                          and not 0 < -short <= 0.02 * bsum[tid] + late)):
         print("  complete by its own account, but not within 2%% of bpftrace "
-              "(%d waits woken onto an idle CPU)" % onto_idle)
+              "(%d waits woken onto an idle CPU; bpftrace's %.3f ms in waits woken in idle)" %
+              (onto_idle, idle_ns / 1e6))
         ok = False
     elif not partial and abs(ds) > 0.02 and short > 0:
         print("  below bpftrace by %.2f us a wait: %d waits woken onto an idle CPU read 0, as "
-              "the kernel's run_delay" % (short / 1e3 / max(onto_idle, 1), onto_idle))
+              "the kernel's run_delay (bpftrace's %.3f ms in waits woken in idle)" %
+              (short / 1e3 / max(onto_idle, 1), onto_idle, idle_ns / 1e6))
     elif not partial and abs(ds) > 0.02:
         print("  above bpftrace by %.2f us a wait: perf's switch records are stamped after "
               "bpftrace's probe" % (-short / 1e3 / max(g["count"], 1)))

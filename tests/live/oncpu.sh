@@ -5,7 +5,10 @@
 # within 2%, plus at most 60 us a slice: the kernel charges a woken
 # thread from its run queue's last clock update, tens of microseconds
 # before the switch a tracer sees (bpftrace reads what oncpu reads:
-# offcpu-ftrace-oncpu(8), ACCURACY). Three spinners, a sleeper and a
+# offcpu-ftrace-oncpu(8), ACCURACY; where the reschedule reaches the
+# CPU late, as between some hypervisors' virtual CPUs, that is more, and
+# a count that matches with a sum bpftrace agrees with passes, saying
+# so). Three spinners, a sleeper and a
 # reader pinned to one CPU (busy: nothing lost), and a thread sleeping
 # 20 ms at a time on idle CPUs, as users meet this kernel, beside bpftrace
 # where it runs: exact where the backend sees every switch (within 2% of
@@ -62,13 +65,25 @@ for t in wl["threads"]:
         # more under load), never longer: 2% either way, plus 6 us a slice
         # below
         short = bsum[t["tid"]] - g["sum_ns"]
-        if not out["partial"] and (abs(bdc) > 2 or short < -0.02 * bsum[t["tid"]] or
-                                   short > 0.02 * bsum[t["tid"]] + 6000 * bcnt[t["tid"]]):
+        bt_agrees = not (abs(bdc) > 2 or short < -0.02 * bsum[t["tid"]] or
+                         short > 0.02 * bsum[t["tid"]] + 6000 * bcnt[t["tid"]])
+        if not out["partial"] and not bt_agrees:
             print("  complete by its own account, but not within 2% (plus 6 us a slice "
                   "below) of bpftrace")
             ok = False
+    else:
+        bt_agrees = False
     slack = 0.02 * t["run_ns"] + 60000 * t["pcount"]
     if abs(g["sum_ns"] - t["run_ns"]) <= slack and abs(g["count"] - t["pcount"]) <= 2:
+        continue
+    if bt_agrees and abs(g["count"] - t["pcount"]) <= 2:
+        # sum_exec_runtime starts at the wakeup's clock reading (the
+        # clock-update skip): a reschedule slow to reach the CPU is in
+        # it and in no tracer's slice; bpftrace, timing the switches
+        # itself, is the check then
+        print("  (schedstat %+.1f us a slice; bpftrace agrees: the kernel's clock-update "
+              "skip, offcpu-ftrace-oncpu(8) ACCURACY)" %
+              ((t["run_ns"] - g["sum_ns"]) / 1e3 / max(t["pcount"], 1)))
         continue
     # visibly partial: the slices the trace could not time are counted,
     # and what was timed is never more than the kernel's

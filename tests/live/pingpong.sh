@@ -11,7 +11,10 @@
 # waking is that CPU's switch from idle, as the kernel counts it); ring
 # cannot see those switches on this kernel and says so (every wait counted,
 # measured or not, the result partial). On a kernel that loses nothing,
-# both are exact.
+# both are exact. Where a reschedule reaches the other CPU late (slow
+# interrupts between virtual CPUs), run_delay misses that part (the
+# kernel's clock-update skip, runq(8)): a sum above it still has to lie
+# inside the workload's own write-to-read time, and says so.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 [ -r /proc/self/schedstat ] || skip "no /proc/<pid>/schedstat (CONFIG_SCHED_INFO)"
@@ -39,7 +42,21 @@ for t in wl["threads"]:
             g["sum_ns"] <= t["run_delay_ns"] + slack):
         print("  (partial, and says so)")
         continue
-    print("  neither within 1% of the waits and 3% + 5 us a wait of run_delay, nor partial")
+    # run_delay ends at the wakeup's clock reading when the wakeup asked
+    # for a reschedule (the clock-update skip, runq(8)): where the
+    # reschedule reaches the other CPU late, tracers see more than it.
+    # Never more than the workload's own clock saw from just before each
+    # waking write to the read's return, which holds every such wait.
+    hop = t.get("hop_ns", 0)
+    if (hop and g["count"] >= 0.99 * t["pcount"] - 2 and not g["unmeasured"] and
+            t["run_delay_ns"] - slack <= g["sum_ns"] <= 1.03 * hop):
+        print("  (above run_delay by %.2f us a wait, inside the workload's %.2f us a wait "
+              "from write to read: the kernel's clock-update skip, runq(8))" %
+              ((g["sum_ns"] - t["run_delay_ns"]) / 1e3 / max(g["count"], 1),
+               hop / 1e3 / max(t["pcount"], 1)))
+        continue
+    print("  neither within 1% of the waits and 3% + 5 us a wait of run_delay (nor inside "
+          "the workload's write-to-read time), nor partial")
     ok = False
 inc = out["incomplete"]
 print("%s: timed from sched_waking %s (woken onto an idle CPU %s); unmeasured %d" %

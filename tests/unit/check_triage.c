@@ -113,6 +113,19 @@ START_TEST(test_verdicts)
 	hist_add(&runq, 200000, 1000);
 	triage_verdict(&in, &v);
 	ck_assert_str_eq(v.name, "sleeping");
+	/* ... nor for long ones that add up to under a tenth of --runq-share
+	 * (1%) of the threads' time: 60% of a demand of 5 ms in a second */
+	in = window(2, 3, 995);
+	in.blocked_s_ns = in.blocked_ns;
+	in.blocked_d_ns = 0;
+	hist_reset(&runq);
+	hist_add(&runq, 1500000, 1000);
+	hist_add(&runq, 1500000, 1000);
+	triage_verdict(&in, &v);
+	ck_assert_str_eq(v.name, "sleeping");
+	in.runq_ns = 12000000;	/* 12 ms waiting: over 1% of their time */
+	triage_verdict(&in, &v);
+	ck_assert_str_eq(v.name, "cpu_contention");
 
 	in = window(400, 50, 550);
 	in.have_throttle = true;
