@@ -107,6 +107,16 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 		ev->next_comm = NULL;
 		ev->prev_state = 0;
 	}
+	/*
+	 * an empty name is no name: a recorded switch that perf had from its
+	 * context-switch records carries none, and reads as the live run read
+	 * it (a "" replaced the thread's name from its wakeup: report named a
+	 * wait by the recording's later name, 'cat' for a live 'bash')
+	 */
+	if (ev->comm && !ev->comm[0])
+		ev->comm = NULL;
+	if (ev->next_comm && !ev->next_comm[0])
+		ev->next_comm = NULL;
 	return t;
 }
 

@@ -2,7 +2,8 @@
 # --by cgroup against the kernel's own accounting: two cgroups made for the
 # test (on the cpu controller's hierarchy, v1 here; v2 elsewhere), removed
 # on every exit path: in one, three spinners and a reader pinned to one CPU
-# (contended), in the other a thread sleeping 10 ms at a time on idle CPUs.
+# (contended), in the other a thread sleeping 10 ms at a time on an idle
+# CPU (CPU 0, where there are two or more: the spinners have the last).
 # Each process waits on a FIFO, in its cgroup, until the window has begun;
 # its threads' schedstat run_delay then and once they are parked is the
 # truth. Per cgroup, runq's total equals the run_delay its threads gained
@@ -36,6 +37,9 @@ window() {
 	A=$HELD
 	cg_held "$CGB" "$TMP/fb" "$TMP/wb.json" sleep 30 10
 	B=$HELD
+	# away from the spinners' CPU: a sleeper woken behind them waits
+	# (then triage's demand rule rightly calls it contention)
+	[ "$cpu" -gt 0 ] && { taskset -p -c 0 "$B" > /dev/null || fail "taskset -p -c 0 $B failed"; }
 	run_bg "$out" "$TMP/w.err" "$@"
 	wait_banner "$TMP/w.err"
 	a0=$(sched_sum $A)

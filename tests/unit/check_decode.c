@@ -366,6 +366,8 @@ START_TEST(test_encode_edges)
 		if (i % 2) {
 			ck_assert_uint_eq(got[i].ev.type, SEV_SWITCH);
 			ck_assert_str_eq(got[i].comm, "a-very-long-com");
+			/* "" (perf's switch records name no one) reads as no name */
+			ck_assert_ptr_null(got[i].ev.next_comm);
 			ck_assert_int_eq(got[i].ev.prev_state, i % 4 == 1 ? SCHED_STATE_UNKNOWN : 1);
 		} else {
 			ck_assert_uint_eq(got[i].ev.type, SEV_KSTACK);
