@@ -58,11 +58,15 @@ static void print_trailer(FILE *f, const struct report *r)
 	if (r->backend_why)
 		fprintf(f, "# backend %s: %s\n", r->backend, r->backend_why);
 	if (r->lost) {
+		const char *sep = "";
+
 		fprintf(f, "# lost events: %" PRIu64 " (", r->lost);
 		for (i = 0; i < r->ncpu; i++)
-			if (r->lost_cpu[i])
-				fprintf(f, "%scpu%u %" PRIu64,
-					i ? " " : "", i, r->lost_cpu[i]);
+			if (r->lost_cpu[i]) {
+				/* "(cpu1 5)", not "( cpu1 5)" where cpu0 lost none */
+				fprintf(f, "%scpu%u %" PRIu64, sep, i, r->lost_cpu[i]);
+				sep = " ";
+			}
 		fputs("): histogram is partial\n", f);
 	}
 	if (inc->open_at_start || inc->open_at_end || inc->negative ||

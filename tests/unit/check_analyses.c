@@ -303,6 +303,32 @@ START_TEST(test_oncpu_off)
 }
 END_TEST
 
+/* losses per CPU in the text footer: "(cpu1 5)", no space where cpu0 lost none */
+START_TEST(test_lost_per_cpu_footer)
+{
+	static const uint64_t lost[2] = { 0, 5 };
+	struct an_view v = { .o = &o, .an = &an, .backend = "test", .clock = "mono",
+			     .duration_s = 1, .interval = 1, .final = true, .lost = 5,
+			     .ncpu = 2, .lost_cpu = lost };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	start("runq", "-L");
+	sw(1, 0, 0, "swapper/0", 0, 7, "a");
+	sw(100 * US, 0, 7, "a", 0, 8, "b");	/* 7 preempted: waits */
+	sw(300 * US, 0, 8, "b", S_SLEEP, 7, "a");
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	analyzer_finish(&an);
+	ck_assert_int_eq(o.an->print(state, &v, FMT_BCC, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "\n# lost events: 5 (cpu1 5): histogram is partial\n"), "%s", buf);
+	free(buf);
+	stop();
+}
+END_TEST
+
 /* the interval printed, with its bounds in the trace clock */
 static char *print_iv(enum out_format fmt, uint64_t start_ns, uint64_t end_ns, unsigned ncpu)
 {
@@ -1131,6 +1157,7 @@ int main(void)
 	tcase_add_test(tc, test_profile_totals);
 	tcase_add_test(tc, test_oncpu_off);
 	tcase_add_test(tc, test_runqlen_time_weighted);
+	tcase_add_test(tc, test_lost_per_cpu_footer);
 	tcase_add_test(tc, test_runqlen_bcc_and_occupancy);
 	tcase_add_test(tc, test_wakers_wakeuptime);
 	tcase_add_test(tc, test_wakers_offwaketime);
