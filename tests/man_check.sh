@@ -6,6 +6,8 @@ set -u
 srcdir=${srcdir:-.}
 BIN=${builddir:-.}/offcpu-ftrace
 fail() { echo "FAIL: $*"; exit 1; }
+ERR=$(mktemp "${TMPDIR:-/tmp}/man_check.XXXXXX") || fail "mktemp failed"
+trap 'rm -f "$ERR"' EXIT
 
 pages=$(ls "$srcdir"/man/*.8)
 if command -v mandoc >/dev/null; then
@@ -55,8 +57,8 @@ while IFS= read -r line; do
 		OFFCPU_FTRACE_PARSE_ONLY=1 "$BIN" report "${argv[@]:2}" --dry-run
 	else
 		OFFCPU_FTRACE_PARSE_ONLY=1 "$BIN" "$sub" $extra "${argv[@]:2}"
-	fi > /dev/null 2> "${TMPDIR:-/tmp}/man_check.err" ||
-		fail "example does not parse: '$line': $(cat "${TMPDIR:-/tmp}/man_check.err")"
+	fi > /dev/null 2> "$ERR" ||
+		fail "example does not parse: '$line': $(cat "$ERR")"
 	n=$((n + 1))
 done <<< "$lines"
 [ $n -ge 10 ] || fail "only $n example command lines found"
