@@ -10,7 +10,7 @@
 # a count that matches with a sum bpftrace agrees with passes, saying
 # so). Three spinners, a sleeper and a
 # reader pinned to one CPU (busy: nothing lost), and a thread sleeping
-# 20 ms at a time on idle CPUs, as users meet this kernel, beside bpftrace
+# 20 ms at a time on idle CPUs, as users meet this kernel, each beside bpftrace
 # where it runs: exact where the backend sees every switch (within 2% of
 # bpftrace, up to 6 us a slice below it: perf's switch-in is after the
 # context switch, bpftrace's before it), and where it cannot, partial and
@@ -96,26 +96,33 @@ sys.exit(0 if ok else 1)
 PYEOF
 }
 
+bt_on() {	# bpftrace beside the next window, where it runs
+	[ -n "$BT" ] || return 0
+	bpftrace "$TMP/on.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
+	BT_PID=$!
+	BG_PIDS="$BG_PIDS $BT_PID"
+	for _ in $(seq 1 300); do grep -q Attached "$TMP/bt.txt" && break; sleep 0.05; done
+	grep -q Attached "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
+}
+
 for backend in auto ring; do
+	bt_on
 	run_bg "$TMP/on.json" "$TMP/on.err" oncpu -L --format=json --backend=$backend 4
 	wait_banner "$TMP/on.err"
 	"$WORKLOAD" runq "$cpu" 3 1000 > "$TMP/wl.json" &
 	wl=$!
 	BG_PIDS="$BG_PIDS $wl"
 	wait "$TOOL_PID" || { cat "$TMP/on.err"; fail "oncpu exited with $?"; }
+	if [ -n "$BT" ]; then
+		stop_bpftrace "$BT_PID" || fail "bpftrace did not exit on SIGINT or SIGTERM"
+	fi
 	kill "$wl"; wait "$wl" 2>/dev/null
 	check_restored "oncpu -L --format=json --backend=$backend 4"
-	check "$TMP/on.json" "$TMP/wl.json" "$backend, busy CPU" ||
+	check "$TMP/on.json" "$TMP/wl.json" "$backend, busy CPU" ${BT:+"$TMP/bt.txt"} ||
 		fail "$backend: timeslices do not match schedstat"
 
 	# idle CPUs: the sleeper's switch-ins are those this kernel may not record
-	if [ -n "$BT" ]; then
-		bpftrace "$TMP/on.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
-		BT_PID=$!
-		BG_PIDS="$BG_PIDS $BT_PID"
-		for _ in $(seq 1 300); do grep -q Attached "$TMP/bt.txt" && break; sleep 0.05; done
-		grep -q Attached "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
-	fi
+	bt_on
 	run_bg "$TMP/on.json" "$TMP/on.err" oncpu -L --format=json --backend=$backend 2
 	wait_banner "$TMP/on.err"
 	"$WORKLOAD" sleep 40 20 > "$TMP/wl.json" &
