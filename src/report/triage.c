@@ -24,12 +24,7 @@ static double psi_share(const struct triage_in *in, unsigned r)
 	       (in->window_s * 1e6);
 }
 
-/*
- * Short waits are never the finding, whatever their share; nor are waits
- * under a tenth of --runq-share of the threads' time (a sleeper's few ms
- * in a window: its share of a demand that small swings with a reschedule
- * or two, and with how the host's clock bookkeeping splits them).
- */
+/* Short waits are never the finding, whatever their share. */
 #define DEMAND_MIN_P99_US 1000
 
 /* "see where it blocks: ..." for the D or the S case */
@@ -110,6 +105,8 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 			 "in parallel or add CPUs; who waits most: %s runq -P %s", tool,
 			 in->next_scope);
 	} else if (demand > 0 && hist_timed(in->runq) && p99 >= DEMAND_MIN_P99_US &&
+		   /* nor waits under a tenth of --runq-share of their time: the
+		    * share of so small a demand swings with a reschedule or two */
 		   v->waiting * 100 * 10 >= in->th.runq_share &&
 		   of_demand * 100 >= in->th.wait_demand) {
 		/* mostly asleep, but when they had work they waited for a CPU */

@@ -108,10 +108,9 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 		ev->prev_state = 0;
 	}
 	/*
-	 * an empty name is no name: a recorded switch that perf had from its
-	 * context-switch records carries none, and reads as the live run read
-	 * it (a "" replaced the thread's name from its wakeup: report named a
-	 * wait by the recording's later name, 'cat' for a live 'bash')
+	 * an empty name is no name, as a live event without one has it (a
+	 * recorded switch perf had from its context-switch records): a ""
+	 * would replace the name the thread's wakeup gave it
 	 */
 	if (ev->comm && !ev->comm[0])
 		ev->comm = NULL;

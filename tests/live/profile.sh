@@ -94,7 +94,8 @@ run_profile() {	# run_profile BACKEND WHAT MODE WORKLOAD-ARGS...
 	wait "$TOOL_PID" || { cat "$TMP/p.err"; fail "profile --backend=$backend exited with $?"; }
 	kill "$wl"; wait "$wl" 2>/dev/null
 	check_restored "profile --format=json --backend=$backend 4"
-	local st=$(( ($(steal "$cpu") - st0) * 1000000000 / $(getconf CLK_TCK) ))
+	local st
+	st=$(( ($(steal "$cpu") - st0) * 1000000000 / $(getconf CLK_TCK) ))
 	[ "$st" -gt 0 ] && note "$what: CPU $cpu's steal grew $((st / 1000000)) ms in the window"
 	check "$TMP/p.json" "$TMP/wl.json" "$what" "$mode" "$st" ||
 		fail "$what: the profile neither matches schedstat nor says it is partial"
