@@ -15,6 +15,10 @@ CGROUPS=""
 cleanup_tmp() {
 	local c p i
 	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	# a workload still spinning takes SIGTERM only when its threads park
+	for p in $BG_PIDS; do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = workload ] && kill -KILL "$p" 2>/dev/null
+	done
 	# the cgroups a test made: emptied (their tasks killed) and removed
 	for c in $CGROUPS; do
 		for i in $(seq 1 50); do
