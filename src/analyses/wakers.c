@@ -261,6 +261,16 @@ static int by_ns(const void *a, const void *b)
 	return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
+/* the blocked thread's frames into @t, its waker's into @w */
+static void name_both(const struct an_view *v, const struct went *e, char (*tb)[NAME_LEN],
+		      char (*wb)[NAME_LEN], struct named *t, struct named *w)
+{
+	if (e->k.kstack)
+		name_frames(v, e->k.kstack, "__schedule", tb, t);
+	if (e->k.waker_kstack)
+		name_frames(v, e->k.waker_kstack, "try_to_wake_up", wb, w);
+}
+
 /*
  * offwaketime -f: target;frames root->leaf;--;waker frames leaf->root;waker
  * N (wakeuptime -f: waker;frames root->leaf;target N); without the value
@@ -272,10 +282,7 @@ static void print_folded(FILE *f, const struct an_view *v, const struct went *e,
 	struct named t = { 0 }, w = { 0 };
 	uint32_t i;
 
-	if (e->k.kstack)
-		name_frames(v, e->k.kstack, "__schedule", tb, &t);
-	if (e->k.waker_kstack)
-		name_frames(v, e->k.waker_kstack, "try_to_wake_up", wb, &w);
+	name_both(v, e, tb, wb, &t, &w);
 	cg_frame(f, v, e);
 	if (v->o->wakeup_only) {
 		/* wakeuptime -f: waker;frames root->leaf;target N */
@@ -317,10 +324,7 @@ static void print_stacked(FILE *f, const struct an_view *v, const struct went *e
 	struct named t = { 0 }, w = { 0 };
 	uint32_t i;
 
-	if (e->k.kstack)
-		name_frames(v, e->k.kstack, "__schedule", tb, &t);
-	if (e->k.waker_kstack)
-		name_frames(v, e->k.waker_kstack, "try_to_wake_up", wb, &w);
+	name_both(v, e, tb, wb, &t, &w);
 	if (v->o->wakeup_only) {
 		fprintf(f, "    %-16s ", "target:");
 		text_field(f, e->k.comm, COMM_LEN, 0);

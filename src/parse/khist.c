@@ -713,19 +713,13 @@ int khist_parse(const char *text, size_t len, struct khist **out,
 	struct parser ps;
 	int ret;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (!out || (!text && len))
+	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!text)
-		text = "";
 	memset(&ps, 0, sizeof(ps));
 	ps.err = err;
 	ps.errlen = errlen;
-	ps.r.p = text;
-	ps.r.end = text + len;
-	if ((ret = text_check(text, len, KHIST_MAX_INPUT, err, errlen)))
+	if ((ret = text_open(&ps.r, text, len, KHIST_MAX_INPUT, err, errlen)))
 		return ret;
 	ps.hf = calloc(1, sizeof(*ps.hf));
 	if (!ps.hf)

@@ -166,3 +166,16 @@ int text_check(const char *text, size_t len, size_t max, char *err, size_t errle
 		line += *p == '\n';
 	return failf(err, errlen, line, "NUL byte in the text");
 }
+
+int text_open(struct reader *r, const char *text, size_t len, size_t max, char *err,
+	      size_t errlen)
+{
+	if (err && errlen)
+		err[0] = '\0';
+	if (!text && len)
+		return -EINVAL;
+	if (!text)
+		text = "";
+	reader_init(r, text, len);
+	return text_check(text, len, max, err, errlen);
+}

@@ -54,6 +54,13 @@ int span_u64(const char *s, const char *e, int base, uint64_t *out);
  * with "line N: what" in @err.
  */
 int text_check(const char *text, size_t len, size_t max, char *err, size_t errlen);
+/*
+ * A text parser's start: @err cleared, [text, text + len) checked as
+ * text_check does (NULL with len 0: the empty text) and @r set to read it.
+ * 0, or -EINVAL.
+ */
+int text_open(struct reader *r, const char *text, size_t len, size_t max, char *err,
+	      size_t errlen);
 /* "line N: <fmt>" into @err; returns -EINVAL (a parse error). */
 int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));

@@ -481,20 +481,15 @@ int peerhist_parse(const char *text, size_t len,
 	struct ph_parser ps;
 	int ret;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (!out || (!text && len))
+	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!text)
-		text = "";
 	memset(&ps, 0, sizeof(ps));
 	ps.err = err;
 	ps.errlen = errlen;
-	ps.r.p = text;
-	ps.r.end = text + len;
-	if ((ret = text_check(text, len, PEERHIST_MAX_INPUT, err, errlen)))
+	if ((ret = text_open(&ps.r, text, len, PEERHIST_MAX_INPUT, err, errlen)))
 		return ret;
+	text = ps.r.p;	/* "" where it was NULL */
 	if (fmt == PEERHIST_UNKNOWN) {
 		size_t i = 0;
 
