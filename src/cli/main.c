@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "config.h"
+#include "privdrop.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 /*
@@ -37,6 +38,12 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	/*
+	 * capabilities given up before it runs (PRIV_*): report and compare
+	 * read files their user names and trace nothing, so a copy given file
+	 * capabilities does not read them with CAP_DAC_READ_SEARCH
+	 */
+	unsigned long long drop;
 };
 
 /*
@@ -44,10 +51,12 @@ struct command {
  * command that traces; these are the others.
  */
 static const struct command commands[] = {
-	{ "info", cmd_info, "host capabilities and backend choice" },
-	{ "report", cmd_report, "the analyses of a live run, from a recording" },
-	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)" },
-	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs" },
+	{ "info", cmd_info, "host capabilities and backend choice", 0 },
+	{ "report", cmd_report, "the analyses of a live run, from a recording",
+	  PRIV_DAC_READ_SEARCH | PRIV_PERFMON },
+	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)",
+	  PRIV_DAC_READ_SEARCH | PRIV_PERFMON | PRIV_SYSLOG },
+	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs", 0 },
 };
 
 static void help(FILE *f)
@@ -131,7 +140,15 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
-			int status = commands[i].fn(argc - 1, argv + 1);
+			int status, ret = commands[i].drop ? priv_drop(commands[i].drop) : 0;
+
+			if (ret) {
+				fprintf(stderr, "offcpu-ftrace: %s: cannot give up the capabilities it "
+					"does not need (capset: %s): refusing to run\n", argv[1],
+					strerror(-ret));
+				return EXIT_FAIL;
+			}
+			status = commands[i].fn(argc - 1, argv + 1);
 
 			/* what a run mounted (tracefs) goes, on every way out */
 			cli_tracefs_done();

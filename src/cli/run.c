@@ -10,6 +10,7 @@
 #include "choose.h"
 #include "numparse.h"
 #include "procfs.h"
+#include "privdrop.h"
 #include "escape.h"
 #include "run.h"
 #include "svg.h"
@@ -324,6 +325,19 @@ static int trace_loop(struct run *r)
 			err_msg("cannot turn tracing on: %s", why);
 		else
 			err_msg("cannot turn tracing on: %s", strerror(-ret));
+		return EXIT_FAIL;
+	}
+	/*
+	 * what file capabilities gave for the start is not needed after it:
+	 * the events are open (CAP_PERFMON) and their formats read
+	 * (CAP_DAC_READ_SEARCH, still needed where a flight recorder reads
+	 * them again for each file it saves); CAP_SYSLOG stays, for naming
+	 * kernel frames (SECURITY in offcpu-ftrace(8))
+	 */
+	ret = priv_drop(PRIV_PERFMON | (o->flight.keep_ns ? 0 : PRIV_DAC_READ_SEARCH));
+	if (ret) {
+		err_msg("cannot give up CAP_PERFMON and CAP_DAC_READ_SEARCH after the start "
+			"(capset: %s)", strerror(-ret));
 		return EXIT_FAIL;
 	}
 	iv_start = window_start = r->start_ns = mono_ns();

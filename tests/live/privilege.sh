@@ -8,6 +8,9 @@
 #     says so; with cap_dac_read_search too: perf (runq's JSON says so),
 #     kernel frames raw where kallsyms hides them from nobody, info's
 #     symbol line keeps the set; with cap_syslog too: named frames;
+#     report and compare give up cap_dac_read_search before opening the
+#     file named (root's 0600 file: EACCES), a run gives up both once
+#     tracing is on (CapEff/CapPrm), record --flight keeps the formats' one;
 #   - a tracefs group (remount gid=G,mode=0750; nobody gets G through
 #     setpriv, no user or group is created): cap_perfmon alone runs perf;
 #     the finding of SECURITY: the group cannot create an instance (mkdir
@@ -144,6 +147,43 @@ asnobody - "$TMP/info.2" "$TMP/e" "$b" info || fail "info exited $?"
 show_info "setcap cap_perfmon,cap_dac_read_search+ep" "$TMP/info.2"
 grep -q '^  perf backend: *ready' "$TMP/info.2" || fail "info: perf not ready"
 runq_backend - "$b"; [ "$rb" = perf ] || fail "cap_perfmon,cap_dac_read_search: not perf"
+# capabilities held no longer than needed: report and compare give up
+# CAP_DAC_READ_SEARCH before they open the file named (root's 0600 file:
+# EACCES, not read); a run gives up CAP_PERFMON and it once tracing is on
+# (/proc's CapEff and CapPrm of the running process: none left), a flight
+# recorder keeps CAP_DAC_READ_SEARCH to read the formats for each save
+printf 'not a recording\n' > "$TMP/secret"
+chmod 0600 "$TMP/secret"
+asnobody - /dev/null "$TMP/e" "$b" report "$TMP/secret"; rc=$?
+one_line_fail "report of root's 0600 file" "$TMP/e" $rc
+grep -q 'Permission denied' "$TMP/e" || fail "report read root's 0600 file with CAP_DAC_READ_SEARCH: $(cat "$TMP/e")"
+asnobody - /dev/null "$TMP/e" "$b" compare "$TMP/secret" "$TMP/secret"; rc=$?
+grep -q 'Permission denied' "$TMP/e" || fail "compare read root's 0600 file with CAP_DAC_READ_SEARCH: $(cat "$TMP/e")"
+capsof() {	# PID: "CapEff CapPrm" of a running process
+	awk '$1 == "CapEff:" { e = $2 } $1 == "CapPrm:" { p = $2 } END { print e, p }' "/proc/$1/status"
+}
+asnobody - "$TMP/r.txt" "$TMP/r.err" "$b" runq 3 &
+nb=$!
+BG_PIDS="$BG_PIDS $nb"
+wait_banner "$TMP/r.err"
+pid=$(pgrep -n -x dac)
+caps=$(capsof "$pid")
+wait "$nb" || { cat "$TMP/r.err"; fail "runq 3 as nobody with capabilities exited $?"; }
+[ "$caps" = "0000000000000000 0000000000000000" ] ||
+	fail "runq as nobody kept capabilities once tracing: CapEff CapPrm $caps"
+mkdir -m 0700 "$TMP/nb" && chown 65534 "$TMP/nb"
+asnobody - /dev/null "$TMP/f.err" "$b" record --flight 1 --runq-over 1 --after 0.2 -o "$TMP/nb/f.dat" 2 &
+nb=$!
+BG_PIDS="$BG_PIDS $nb"
+wait_banner "$TMP/f.err"
+pid=$(pgrep -n -x dac)
+caps=$(capsof "$pid")
+wait "$nb" || { cat "$TMP/f.err"; fail "record --flight as nobody with capabilities exited $?"; }
+[ "$caps" = "0000000000000004 0000000000000004" ] ||
+	fail "record --flight as nobody: CapEff CapPrm $caps, not CAP_DAC_READ_SEARCH alone"
+[ -s "$TMP/nb/f.dat" ] || { cat "$TMP/f.err"; fail "record --flight as nobody saved nothing"; }
+"$BIN" report "$TMP/nb/f.dat" > /dev/null 2>&1 || fail "the flight file nobody saved does not read"
+note "capabilities: report/compare refuse root's 0600 file; runq holds none once tracing, record --flight CAP_DAC_READ_SEARCH alone; flight file saved"
 if [ "$hidden" = 1 ]; then
 	grep -qE "setcap cap_perfmon,cap_syslog,cap_dac_read_search\+ep $b" "$TMP/info.2" ||
 		fail "info's symbol line does not keep the set: $(grep -A1 'kernel symbols' "$TMP/info.2")"
