@@ -436,7 +436,8 @@ static const char *const grants[][2] = {
 	{ "CAP_SYSLOG", "kernel addresses in /proc/kallsyms and /proc/modules (which defeats "
 	  "KASLR) and the kernel log through syslog(2)" },
 	{ "CAP_DAC_READ_SEARCH", "reading every file and listing every directory, whatever "
-	  "their permissions (this tool reads the files its user names: report, compare)" },
+	  "their permissions (this tool gives it up before report and compare open a file, "
+	  "and once tracing is on)" },
 	{ "tracefs group", "reading all of tracefs: formats, every instance's trace (reading "
 	  "trace_pipe consumes it), kernel function names" },
 	{ "tracefs owner", "all of tracefs, as root has it: any tracing of the kernel, "
