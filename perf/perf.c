@@ -457,11 +457,9 @@ static void slot_enable(struct pcpu *c, unsigned long req)
 			ioctl(c->fd[t], req, 0);
 }
 
-/* Follow CPUs going offline and online (see struct backend). */
-/* Drop the newest slot, which failed to open (its fds and map, if any). */
-static void slot_discard(struct backend *b)
+/* Unmap, close and free one CPU's slot. */
+static void pcpu_free(struct pcpu *c)
 {
-	struct pcpu *c = b->cpus[b->nslot - 1];
 	unsigned t;
 
 	if (c->map)
@@ -470,6 +468,13 @@ static void slot_discard(struct backend *b)
 		if (c->fd[t] >= 0)
 			close(c->fd[t]);
 	free(c);
+}
+
+/* Follow CPUs going offline and online (see struct backend). */
+/* Drop the newest slot, which failed to open (its fds and map, if any). */
+static void slot_discard(struct backend *b)
+{
+	pcpu_free(b->cpus[b->nslot - 1]);
 	b->cpus[--b->nslot] = NULL;
 	b->pfd[b->nslot].fd = -1;
 }
@@ -1022,22 +1027,14 @@ static int perf_flush_pages(struct backend *b)
 /* Nothing in tracefs to restore: unmap and close everything. */
 static int perf_close(struct backend *b, char *err, size_t errlen)
 {
-	unsigned i, t;
+	unsigned i;
 
 	(void)err;
 	(void)errlen;
 	if (!b)
 		return 0;
-	for (i = 0; b->cpus && i < b->nslot; i++) {
-		struct pcpu *c = b->cpus[i];
-
-		if (c->map)
-			munmap(c->map, c->map_len);
-		for (t = 0; t < NTYPES; t++)
-			if (c->fd[t] >= 0)
-				close(c->fd[t]);
-		free(c);
-	}
+	for (i = 0; b->cpus && i < b->nslot; i++)
+		pcpu_free(b->cpus[i]);
 	for (i = 0; b->enc && i < b->ncpu; i++)
 		page_enc_fini(&b->enc[i]);
 	free(b->enc);
