@@ -58,11 +58,16 @@ static int state_filter(const struct trace_opts *o, struct an_cfg *cfg)
 static int32_t run_tgid(int32_t tid, void *arg)
 {
 	const struct run *r = arg;
-	int32_t tgid = r->o->replay_path && r->ops->task_tgid ? r->ops->task_tgid(r->b, tid) : -2;
+	int32_t tgid;
 	unsigned i;
 
-	if (tgid >= -1)
-		return tgid;
+	if (r->o->replay_path) {
+		/* the recording's saved_tgids alone: this host's /proc holds
+		 * other threads under the same numbers (fixtures, other hosts,
+		 * reused tids), so a recording without them knows no processes */
+		tgid = r->ops->task_tgid ? r->ops->task_tgid(r->b, tid) : -1;
+		return tgid >= 0 ? tgid : -1;
+	}
 	tgid = proc_tgid(tid, NULL);
 	for (i = 0; tgid < 0 && i < r->nstart_tids; i++)
 		if (r->start_tids[i] == tid)

@@ -216,7 +216,7 @@ struct backend_ops {
 	/*
 	 * optional (a recording): thread @tid's process as the recording
 	 * noted it (saved_tgids): the tgid, -1 when it is not listed, -2
-	 * when the recording has no such list (then /proc is asked).
+	 * when the recording has no such list (never this host's /proc).
 	 */
 	int32_t (*task_tgid)(struct backend *b, int32_t tid);
 	/*

@@ -153,7 +153,8 @@ static void print_trailer(FILE *f, const struct report *r)
 			" intervals beyond --max-stacks\n", c->no_stack, r->stack_overflow,
 			r->stacks->agg->overflow);
 	if (c->tgid_unknown)
-		fprintf(f, "# %" PRIu64 " interval%s of exited threads keyed by tid: process unknown\n",
+		fprintf(f, "# %" PRIu64 " interval%s keyed by tid: process unknown (the thread "
+			"exited, or the recording lists no process for it)\n",
 			c->tgid_unknown, c->tgid_unknown == 1 ? "" : "s");
 	if (r->measure == MEASURE_OFFCPU &&
 	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
