@@ -443,29 +443,38 @@ static int by_busy(const void *a, const void *b)
 	return bx > by ? -1 : bx < by;
 }
 
-/* @c's numbers as the row's, and their verdict under the window's thresholds */
+/*
+ * @c's numbers as the row's, and their verdict under the window's
+ * thresholds; a row with less thread time than ROW_MIN_SHARE of the
+ * window (a process that came and went) is too small for one
+ */
+#define ROW_MIN_SHARE 0.01
+
 static void fill_row(struct triage_row *r, const struct tcg *c, const struct triage_in *in)
 {
 	struct triage_in one = *in;
+	double total, need = in->window_s * 1e9 * ROW_MIN_SHARE;
 
-	r->running_ns = c->running_ns;
-	r->runq_ns = c->runq_ns;
-	r->blocked_d_ns = c->blk_d_ns;
-	r->blocked_s_ns = c->blk_s_ns;
-	r->blocked_ns = c->blk_d_ns + c->blk_s_ns;
+	one.running_ns = r->running_ns = c->running_ns;
+	one.runq_ns = r->runq_ns = c->runq_ns;
+	one.blocked_d_ns = r->blocked_d_ns = c->blk_d_ns;
+	one.blocked_s_ns = r->blocked_s_ns = c->blk_s_ns;
+	one.blocked_ns = r->blocked_ns = c->blk_d_ns + c->blk_s_ns;
+	one.runq = r->runq = &c->runq;
+	one.blocked = r->blocked = &c->blk;
 	r->parent_wait_ns = c->parent_ns;
-	r->runq = &c->runq;
-	r->blocked = &c->blk;
-	one.running_ns = r->running_ns;
-	one.runq_ns = r->runq_ns;
-	one.blocked_ns = r->blocked_ns;
-	one.blocked_d_ns = r->blocked_d_ns;
-	one.blocked_s_ns = r->blocked_s_ns;
-	one.runq = r->runq;
-	one.blocked = r->blocked;
 	one.have_throttle = false;	/* the window's --cgroup, not this one */
 	one.top_d_pid = one.top_s_pid = -1;
 	triage_verdict(&one, &r->v);
+	total = (double)r->running_ns + (double)r->runq_ns + (double)r->blocked_ns;
+	if (total > 0 && total < need) {
+		r->v.kind = VERDICT_IDLE;
+		r->v.name = "idle";
+		snprintf(r->v.why, sizeof(r->v.why), "its threads were in the window %.3f ms in "
+			 "all, under the %.3g ms (%.0f%% of the window) a verdict needs",
+			 total / 1e6, need / 1e6, ROW_MIN_SHARE * 100);
+		snprintf(r->v.next, sizeof(r->v.next), "nothing here: trace longer if it matters");
+	}
 }
 
 /*

@@ -836,7 +836,7 @@ START_TEST(test_triage_by_cgroup)
 	wakeup(910 * US, 1, 7, "a");			/* blocked 600 */
 	sw(1000 * US, 0, 8, "b", PREEMPT, 7, "a");	/* waited 90; 8 ran 690 */
 	sw(1010 * US, 0, 7, "a", S_SLEEP, 8, "b");	/* ran 10; 8 waited 10 */
-	out = print(FMT_JSON);
+	out = print_iv(FMT_JSON, 0, 1010 * US, 1);
 	ck_assert_ptr_nonnull(strstr(out, "\"cgroups\":[{\"cgroup\":\"/ci\",\"path\":\"/ci\","
 					  "\"time_ns\":{\"running\":210000,\"waiting\":190000,"
 					  "\"blocked\":600000},"));
@@ -848,16 +848,22 @@ START_TEST(test_triage_by_cgroup)
 	ck_assert_ptr_nonnull(strstr(out, "\"verdict\":{\"kind\":\"cpu_contention\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"verdict\":{\"kind\":\"on_cpu\""));
 	free(out);
-	out = print(FMT_BCC);
+	out = print_iv(FMT_BCC, 0, 1010 * US, 1);
 	ck_assert_ptr_nonnull(strstr(out, "\nby cgroup:                 running  waiting  blocked"));
 	ck_assert_ptr_nonnull(strstr(out, "\n/ci                            21%      19%      60%"));
 	ck_assert_ptr_nonnull(strstr(out, "\n0123456789ab                   99%       1%       0%"));
 	free(out);
-	out = print(FMT_OPENMETRICS);
+	out = print_iv(FMT_OPENMETRICS, 0, 1010 * US, 1);
 	ck_assert_ptr_nonnull(strstr(out, "offcpu_ftrace_verdict{command=\"triage\",cgroup=\"/ci\","
 					  "kind=\"cpu_contention\"} 1\n"));
 	ck_assert_ptr_nonnull(strstr(out, "offcpu_ftrace_time_share{command=\"triage\","
 					  "cgroup=\"0123456789ab\",state=\"running\"} 0.9857\n"));
+	free(out);
+	/* in a 1 s window, 1 ms of thread time is under the 10 ms a verdict needs */
+	out = print(FMT_JSON);
+	ck_assert_ptr_nonnull(strstr(out, "\"verdict\":{\"kind\":\"idle\",\"why\":\"its threads "
+					  "were in the window 1.000 ms in all, under the 10 ms"));
+	ck_assert_ptr_null(strstr(out, "\"verdict\":{\"kind\":\"on_cpu\""));
 	free(out);
 	stop();
 	/* --top 1: the rest is "other", with its own verdict */
