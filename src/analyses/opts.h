@@ -22,6 +22,7 @@ struct trace_opts {
 	const struct analysis *an;	/* what it runs (the command's, or report's choice) */
 	unsigned modes;			/* enum an_mode */
 	enum an_key key;
+	bool prev_too;			/* -P with --by cgroup (runq --slower: both columns) */
 	enum an_compat compat;		/* runq --compat */
 	bool compat_given;		/* --compat was given (runqlen: BCC's samples) */
 	bool slower;			/* runq --slower US: list the waits over US */

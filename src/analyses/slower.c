@@ -77,7 +77,7 @@ static const char *slower_check(const struct trace_opts *o)
 	if (o->key != KEY_NONE && o->key != KEY_PID && o->key != KEY_CGROUP)
 		return "--slower lists waits: -L, -C and --by other than cgroup do not apply (-P "
 		       "adds the task switched out for each, as runqslower -P; --by cgroup the "
-		       "waiting thread's cgroup)";
+		       "waiting thread's cgroup; both, both)";
 	if (o->fmt != FMT_BCC && o->fmt != FMT_JSON)
 		return "--slower prints runqslower's lines (the default) or --format=json";
 	if (o->timestamp || o->msecs || o->top)
@@ -272,18 +272,23 @@ static void print_time(FILE *f, const struct an_view *v, uint64_t ts)
 	}
 }
 
+/* runqslower -P's columns: the task switched out for the waiter */
+static bool prev_cols(const struct trace_opts *o)
+{
+	return o->key == KEY_PID || o->prev_too;
+}
+
 static void print_header(struct slower *s, FILE *f)
 {
 	if (s->header_done)
 		return;
 	fprintf(f, "Tracing run queue latency higher than %" PRIu64 " us\n", s->o->slower_us);
-	if (s->o->key == KEY_PID)
-		fprintf(f, "%-8s %-16s %-6s %14s %-16s %-6s\n", "TIME", "COMM", "TID", "LAT(us)",
-			"PREV COMM", "PREV TID");
-	else if (s->o->key == KEY_CGROUP)
-		fprintf(f, "%-8s %-16s %-6s %14s %s\n", "TIME", "COMM", "TID", "LAT(us)", "CGROUP");
-	else
-		fprintf(f, "%-8s %-16s %-6s %14s\n", "TIME", "COMM", "TID", "LAT(us)");
+	fprintf(f, "%-8s %-16s %-6s %14s", "TIME", "COMM", "TID", "LAT(us)");
+	if (prev_cols(s->o))
+		fprintf(f, " %-16s %-6s", "PREV COMM", "PREV TID");
+	if (s->o->key == KEY_CGROUP)
+		fputs(" CGROUP", f);
+	fputc('\n', f);
 	s->header_done = true;
 }
 
@@ -296,11 +301,12 @@ static void print_line(const struct slower *s, const struct an_view *v, FILE *f,
 	fputc(' ', f);
 	text_field(f, w->comm, COMM_LEN, 16);
 	fprintf(f, " %-6d %14" PRIu64, w->tid, w->lat_ns / 1000);
-	if (s->o->key == KEY_PID) {
+	if (prev_cols(s->o)) {
 		fputc(' ', f);
 		text_field(f, w->prev_comm, COMM_LEN, 16);
 		fprintf(f, " %-6d", w->prev_tid);
-	} else if (s->o->key == KEY_CGROUP) {
+	}
+	if (s->o->key == KEY_CGROUP) {
 		const char *path;
 
 		fputc(' ', f);

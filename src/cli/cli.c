@@ -229,6 +229,13 @@ static int set_key(struct trace_opts *o, const struct optdef *d, const char *arg
 			return ret;
 		k = keys[i];
 	}
+	if ((o->key == KEY_PID && k == KEY_CGROUP) || (o->key == KEY_CGROUP && k == KEY_PID)) {
+		/* runq --slower -P --by cgroup: each wait's PREV and CGROUP
+		 * columns (opts_check refuses it elsewhere) */
+		o->key = KEY_CGROUP;
+		o->prev_too = true;
+		return -1;
+	}
 	if (o->key != KEY_NONE && o->key != k) {
 		usage_err(o->cmd, "-P, -L, -C and --by exclude each other (%s given too)",
 			  d->key == OPT_BY ? "--by" : d->key == 'P' ? "-P" : d->key == 'L' ? "-L" : "-C");
@@ -599,6 +606,9 @@ static int opts_check(struct trace_opts *o)
 
 	if (o->pid >= 0 && o->tid >= 0)
 		bad = "-p and -t cannot be combined";
+	else if (o->prev_too && !o->slower)
+		bad = "-P, -L, -C and --by exclude each other (-P with --by cgroup is for "
+		      "--slower: both columns)";
 	else if ((o->folded || o->delimited) && !o->kstack && !o->ustack)
 		bad = "-f and -d need stacks: add -K and/or -U";
 	else if (o->top && !o->kstack && !o->ustack && o->key == KEY_NONE)

@@ -207,7 +207,8 @@ START_TEST(test_slower_options)
 {
 	static const char *const bad[] = { "--slower 10 -L", "--slower 10 --format=bpftrace",
 					   "--slower 10 -m", "--ran-instead 10",
-					   "--slower 10 --format=svg", NULL };
+					   "--slower 10 --format=svg", "-P --by cgroup",
+					   "--by cgroup -P 5", "--slower 10 -L --by cgroup", NULL };
 	unsigned i;
 
 	for (i = 0; bad[i]; i++) {
@@ -788,6 +789,19 @@ START_TEST(test_slower_by_cgroup)
 	ck_assert_ptr_nonnull(strstr(out, "TIME     COMM             TID           LAT(us) CGROUP\n"
 					  "   0.000 b                8                 300 "
 					  "0123456789ab\n"));
+	free(out);
+	stop();
+	/* -P too (either order): runqslower -P's columns, then the cgroup */
+	start("runq", "--by cgroup --slower 100 -P");
+	ck_assert_int_eq(o.key, KEY_CGROUP);
+	by_cgroup();
+	sw(1, 0, 0, "swapper/0", 0, 5, "hog");
+	wakeup(100 * US, 0, 8, "b");
+	sw(400 * US, 0, 5, "hog", S_SLEEP, 8, "b");
+	out = print(FMT_BCC);
+	ck_assert_ptr_nonnull(strstr(out, "TIME     COMM             TID           LAT(us) PREV COMM"
+					  "        PREV TID CGROUP\n   0.000 b                8      "
+					  "           300 hog              5      0123456789ab\n"));
 	free(out);
 	stop();
 }
