@@ -215,6 +215,15 @@ for path in sys.argv[3:5]:
 sys.exit(0 if ok else 1)
 PYEOF
 	fail "report --by cgroup of the recording does not give each cgroup what the live run gave"
+# runqslower -P's columns and the cgroup's, of the same recording: each
+# slow wait of the contended cgroup names the task switched out for it
+"$BIN" report "$TMP/cg.dat" runq --slower 5000 -P --by cgroup > "$TMP/sp.txt" 2> "$TMP/e" ||
+	{ cat "$TMP/e"; fail "report runq --slower -P --by cgroup"; }
+grep -q "^TIME     COMM             TID           LAT(us) PREV COMM        PREV TID CGROUP$" "$TMP/sp.txt" ||
+	{ head -3 "$TMP/sp.txt"; fail "runq --slower -P --by cgroup: not runqslower -P's header with CGROUP"; }
+n=$(grep -cE " [0-9]+ +[^ ].* [0-9]+ +/${CGA##*/}\$" "$TMP/sp.txt")
+note "report runq --slower 5000 -P --by cgroup: $n waits over 5 ms of /${CGA##*/} with the task switched out"
+[ "$n" -ge 3 ] || { cat "$TMP/sp.txt"; fail "the contended cgroup's slow waits lack PREV COMM/TID"; }
 "$BIN" record -o "$TMP/plain.dat" 0.3 > /dev/null 2>&1 || fail "record 0.3"
 "$BIN" report "$TMP/plain.dat" runq --by cgroup > /dev/null 2> "$TMP/e"
 rc=$?
