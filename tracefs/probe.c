@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tmount.h"
 #include "fileread.h"
 #include "fmt.h"
+#include "procfs.h"
 #include "tfs_caps.h"
 #include "tfs.h"
 
@@ -128,20 +130,44 @@ static int owner_pid(const char *name)
 	return *end ? -1 : (int)pid;
 }
 
-static bool owner_alive(int pid)
-{
-	char path[64], comm[32];
+/*
+ * Does process @pid own the instance at @inst? It does while it lives and
+ * started before the instance was made (a recycled pid started after):
+ * whatever its binary is named. The instance's time is its mtime, taken
+ * back to the boot clock; where that cannot be (no times, a clock set
+ * back), a process named offcpu-ftrace owns it. A synthetic event (@inst
+ * NULL) has no time: any live process of its number owns it.
+ */
+#define OWNER_SLACK_NS 1000000000ull	/* clock ticks, a wall clock slewed meanwhile */
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	/* a recycled pid running something else does not own the instance */
-	return file_read_buf(path, comm, sizeof(comm)) > 0 &&
-	       !strncmp(comm, "offcpu-ftrace", 13);
+static bool owner_alive(const char *inst, int pid)
+{
+	struct timespec real, boot;
+	uint64_t start, now_boot, age;
+	struct stat st;
+	char comm[32];
+	int64_t since;
+
+	if (proc_start_ns(pid, &start))
+		return false;
+	if (!inst)
+		return true;
+	if (!stat(inst, &st) && !clock_gettime(CLOCK_REALTIME, &real) &&
+	    !clock_gettime(CLOCK_BOOTTIME, &boot)) {
+		since = (int64_t)(real.tv_sec - st.st_mtim.tv_sec) * 1000000000 +
+			(real.tv_nsec - st.st_mtim.tv_nsec);
+		now_boot = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
+		age = since > 0 ? (uint64_t)since : 0;
+		if (age < now_boot)	/* made since boot: its time is one */
+			return start <= now_boot - age + OWNER_SLACK_NS;
+	}
+	return proc_comm(pid, comm, sizeof(comm)) == 0 && !strncmp(comm, "offcpu-ftrace", 13);
 }
 
 int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, void *arg),
 			void *arg)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], inst[PATH_MAX + NAME_MAX + 2];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
@@ -153,7 +179,8 @@ int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, v
 	while ((de = readdir(d))) {
 		int pid = owner_pid(de->d_name);
 
-		if (pid < 0 || owner_alive(pid))
+		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
+		if (pid < 0 || owner_alive(inst, pid))
 			continue;
 		n++;
 		if (fn)
@@ -303,7 +330,7 @@ int tfs_stale_synth(const char *dir, void (*fn)(const char *name, int pid, void 
 		sp = l + strcspn(l, " \t");	/* "ofr_1_lat\tpid_t pid; u64 lat" */
 		*sp = '\0';
 		pid = synth_owner(l);
-		if (pid < 0 || owner_alive(pid))
+		if (pid < 0 || owner_alive(NULL, pid))	/* events have no times */
 			continue;
 		n++;
 		if (fn)

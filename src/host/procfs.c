@@ -26,6 +26,31 @@ int32_t proc_tgid(int32_t tid, void *unused)
 	return p ? (int32_t)strtol(p + 6, NULL, 10) : -1;
 }
 
+int proc_start_ns(int32_t pid, uint64_t *ns)
+{
+	char path[64], buf[1024], *p, *end;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (file_read_buf(path, buf, sizeof(buf)) <= 0)
+		return -ENOENT;
+	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
+	if (!p || hz <= 0)
+		return -EINVAL;
+	/* field 3 (state) follows ") "; starttime is field 22 */
+	for (field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EINVAL;
+	ticks = strtoull(p + 1, &end, 10);
+	if (end == p + 1)
+		return -EINVAL;
+	*ns = ticks * (1000000000ull / (unsigned long long)hz);
+	return 0;
+}
+
 int proc_run_delay(int32_t tid, uint64_t *ns)
 {
 	char path[64], buf[96];

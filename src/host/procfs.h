@@ -34,6 +34,12 @@ int proc_comm(int32_t tid, char *buf, size_t len);
 /* a name read from /proc as the task's own: "kworker/1:0-events" -> "kworker/1:0" */
 void proc_comm_tidy(char *name);
 
+/*
+ * When process @pid started, in ns since boot (CLOCK_BOOTTIME: the
+ * starttime of /proc/<pid>/stat); 0, or -errno when it is gone
+ */
+int proc_start_ns(int32_t pid, uint64_t *ns);
+
 /* Process @pid's main thread sleeps in wait4()/waitid() (its wchan, now). */
 bool proc_waits_for_child(int32_t pid);
 

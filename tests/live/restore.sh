@@ -67,3 +67,17 @@ wait_banner "$TMP/err"
 ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" || fail "cleanup removed a running tool's instance"
 kill -INT "$TOOL_PID"; wait "$TOOL_PID"
 check_restored "cleanup beside a live run"
+
+# ... whatever its binary is named (a copy, a symlink): the owner is the
+# live process that started before the instance, not a name
+cp "$BIN" "$TMP/oft"
+BIN_SAVED=$BIN BIN=$TMP/oft
+run_bg "$TMP/out" "$TMP/err" runq --backend=ring 30
+BIN=$BIN_SAVED
+wait_banner "$TMP/err"
+[ "$(cat /proc/$TOOL_PID/comm)" = oft ] || fail "the copy runs as $(cat /proc/$TOOL_PID/comm), not oft"
+"$BIN" cleanup > "$TMP/clean" 2>&1
+ls "$T/instances" | grep -q "^offcpu-ftrace\.$TOOL_PID\$" ||
+	{ cat "$TMP/clean"; fail "cleanup removed the instance of a running copy named oft"; }
+kill -INT "$TOOL_PID"; wait "$TOOL_PID"
+check_restored "cleanup beside a live run of a renamed copy"

@@ -7,9 +7,14 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -18,6 +23,7 @@
 #include "procfs.h"
 #include "psi.h"
 #include "tfs.h"
+#include "tfs_caps.h"
 
 static char dir[64];
 
@@ -269,6 +275,60 @@ START_TEST(test_undo)
 }
 END_TEST
 
+static void count_stale(const char *name, int pid, void *arg)
+{
+	char *seen = arg;
+
+	(void)pid;
+	strncat(seen, name, 255 - strlen(seen));
+	strncat(seen, " ", 255 - strlen(seen));
+}
+
+/* an instance's owner: alive and started before it, whatever it is named */
+START_TEST(test_stale_owner)
+{
+	char path[192], seen[256] = "", want[256];
+	struct timespec t[2];
+	uint64_t start;
+	pid_t child;
+
+	mkdir_tmp();
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(proc_start_ns(getpid(), &start), 0);
+	ck_assert_uint_gt(start, 0);
+	ck_assert_int_eq(proc_start_ns(4194303, &start), -ENOENT);
+	/* this test's own (named check_host, not offcpu-ftrace): alive */
+	snprintf(path, sizeof(path), "%s/instances/offcpu-ftrace.%d", dir, (int)getpid());
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	/* a process that started after its instance was made: a recycled pid */
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "%s/instances/offcpu-ftrace.%d.2", dir, (int)child);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= 10;
+	t[1] = t[0];
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+	/* gone, and another tool's */
+	snprintf(path, sizeof(path), "%s/instances/offcpu-ftrace.4194303", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/instances/perfetto.1", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_eq(tfs_stale_instances(dir, count_stale, seen), 2);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	snprintf(want, sizeof(want), "offcpu-ftrace.%d.2 ", (int)child);
+	ck_assert_ptr_nonnull(strstr(seen, want));
+	ck_assert_ptr_nonnull(strstr(seen, "offcpu-ftrace.4194303 "));
+	rm_tmp();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("host");
@@ -280,6 +340,7 @@ int main(void)
 	tcase_add_test(tc, test_cgroup_self);
 	tcase_add_test(tc, test_undo);
 	tcase_add_test(tc, test_mounts);
+	tcase_add_test(tc, test_stale_owner);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -36,7 +36,8 @@ void tfs_caps_from_readme(const char *readme, struct tfs_caps *c);
 void tfs_caps_probe(const char *override, struct tfs_caps *c);
 
 /*
- * Instances named offcpu-ftrace.<pid>[.<n>] whose process is gone. Calls
+ * Instances named offcpu-ftrace.<pid>[.<n>] whose process is gone (or is
+ * another under a recycled pid: it started after the instance). Calls
  * @fn with each name; returns how many there were, or a negative errno.
  */
 int tfs_stale_instances(const char *dir, void (*fn)(const char *name, int pid, void *arg),
