@@ -134,9 +134,10 @@ static int owner_pid(const char *name)
  * Does process @pid own the instance at @inst? It does while it lives and
  * started before the instance was made (a recycled pid started after):
  * whatever its binary is named. The instance's time is its mtime, taken
- * back to the boot clock; where that cannot be (no times, a clock set
- * back), a process named offcpu-ftrace owns it. A synthetic event (@inst
- * NULL) has no time: any live process of its number owns it.
+ * to the boot clock (one in the future, a wall clock set back, counts as
+ * now); where that cannot be (no times, or ones from before this boot),
+ * a process named offcpu-ftrace owns it. A synthetic event (@inst NULL)
+ * has no time: any live process of its number owns it.
  */
 #define OWNER_SLACK_NS 1000000000ull	/* clock ticks, a wall clock slewed meanwhile */
 

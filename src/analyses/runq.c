@@ -22,7 +22,8 @@ static const char runq_help[] =
 static const char runq_only_help[] =
 "      --slower US        list each wait longer than US microseconds as it\n"
 "                         ends, as BCC's runqslower (-P: with the task\n"
-"                         switched out for it, as runqslower -P)\n"
+"                         switched out for it, as runqslower -P; --by cgroup:\n"
+"                         with the waiting thread's cgroup; both: both)\n"
 "      --ran-instead      with --slower: who ran on that CPU during each\n"
 "                         wait, the 3 longest (the answer to \"who took my CPU\")\n"
 "      --compat PEER      count what PEER counts: bcc (default: wakeup,\n"

@@ -77,7 +77,7 @@ static const char *slower_check(const struct trace_opts *o)
 	if (o->key != KEY_NONE && o->key != KEY_PID && o->key != KEY_CGROUP)
 		return "--slower lists waits: -L, -C and --by other than cgroup do not apply (-P "
 		       "adds the task switched out for each, as runqslower -P; --by cgroup the "
-		       "waiting thread's cgroup; both, both)";
+		       "waiting thread's cgroup; the two together add both)";
 	if (o->fmt != FMT_BCC && o->fmt != FMT_JSON)
 		return "--slower prints runqslower's lines (the default) or --format=json";
 	if (o->timestamp || o->msecs || o->top)

@@ -231,7 +231,7 @@ static int set_key(struct trace_opts *o, const struct optdef *d, const char *arg
 	}
 	if ((o->key == KEY_PID && k == KEY_CGROUP) || (o->key == KEY_CGROUP && k == KEY_PID)) {
 		/* runq --slower -P --by cgroup: each wait's PREV and CGROUP
-		 * columns (opts_check refuses it elsewhere) */
+		 * columns (opts_check refuses the pair without --slower) */
 		o->key = KEY_CGROUP;
 		o->prev_too = true;
 		return -1;

@@ -154,7 +154,7 @@ static void print_trailer(FILE *f, const struct report *r)
 			r->stacks->agg->overflow);
 	if (c->tgid_unknown)
 		fprintf(f, "# %" PRIu64 " interval%s keyed by tid: process unknown (the thread "
-			"exited, or the recording lists no process for it)\n",
+			"exited before it was looked up, or a recording lists none for it)\n",
 			c->tgid_unknown, c->tgid_unknown == 1 ? "" : "s");
 	if (r->measure == MEASURE_OFFCPU &&
 	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
