@@ -33,6 +33,9 @@
  *     write that woke it to its read's return, added up (its waits for a
  *     CPU after those wakeups lie inside).
  *
+ * Each thread's JSON also has life_ns and life_run_ns: its wall and CPU
+ * time from its first step to blocking for good.
+ *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
  * do after their measurement lands in the tracer's window; with
  * WORKLOAD_EXIT set the process exits instead (for -- COMMAND tests).
@@ -88,9 +91,38 @@ static void pin(void)
 	}
 }
 
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A measured thread's life, from its first step to park(): wall time and
+ * CPU time, so that its off-CPU time over it is known (life_ns - life_run_ns,
+ * the brief's ground truth: wall time minus sum_exec_runtime).
+ */
+static uint64_t born_ns[MAX_THREADS], born_run_ns[MAX_THREADS];
+static uint64_t life_ns[MAX_THREADS], life_run_ns[MAX_THREADS];
+static __thread long self = -1;
+
+static void begin(long i)
+{
+	self = i;
+	tids[i] = (pid_t)syscall(SYS_gettid);
+	born_ns[i] = now_ns();
+	born_run_ns[i] = thread_ns();
+}
+
 /* Block until the process is told to exit (never in the window). */
 static void park(void)
 {
+	if (self >= 0) {
+		life_run_ns[self] = thread_ns() - born_run_ns[self];
+		life_ns[self] = now_ns() - born_ns[self];
+	}
 	pthread_mutex_lock(&park_mu);
 	parked++;
 	/* wake only main: a parked thread that ran again would add events */
@@ -103,7 +135,7 @@ static void *spinner(void *arg)
 {
 	uint64_t end;
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	pin();
 	end = now_ns() + (uint64_t)spin_ms * 1000000ULL;
 	while (now_ns() < end)
@@ -117,7 +149,7 @@ static void *sleeper(void *arg)
 {
 	struct timespec ts = { 0, 1000000 };
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	/*
 	 * nice 19: it rarely preempts a spinner on wakeup, so it waits a
 	 * slice. Long waits keep the fixed few-us offset between the sched
@@ -150,7 +182,7 @@ static void *zero_reader(void *arg)
 	uint64_t end;
 	int fd;
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	pin();
 	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	end = now_ns() + (uint64_t)spin_ms * 1000000ULL;
@@ -168,7 +200,7 @@ static void *timed_sleeper(void *arg)
 	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
 	long i;
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	pin();
 	for (i = 0; i < sleep_n; i++)
 		nanosleep(&ts, NULL);
@@ -199,7 +231,7 @@ __attribute__((noinline)) void blocked_in_pipe_read(void)
 
 static void *pipe_reader(void *arg)
 {
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	pin();
 	blocked_in_pipe_read();
 	park();
@@ -214,7 +246,7 @@ static void *wake_reader(void *arg)
 	char c;
 	long i;
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	for (i = 0; i < sleep_n; i++)
 		if (read(wake_fds[0], &c, 1) != 1)
 			break;
@@ -227,7 +259,7 @@ static void *wake_writer(void *arg)
 	struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000L };
 	long i;
 
-	tids[(long)arg] = (pid_t)syscall(SYS_gettid);
+	begin((long)arg);
 	for (i = 0; i < sleep_n; i++) {
 		nanosleep(&ts, NULL);
 		if (write(wake_fds[1], "x", 1) != 1)
@@ -461,8 +493,9 @@ int main(int argc, char **argv)
 			fclose(f);
 		}
 		printf("%s{\"tid\":%d,\"run_ns\":%llu,\"run_delay_ns\":%llu,\"pcount\":%llu,"
-		       "\"hop_ns\":%llu}", i ? "," : "", tids[i], run, delay, pcount,
-		       (unsigned long long)hop_ns[i]);
+		       "\"hop_ns\":%llu,\"life_ns\":%llu,\"life_run_ns\":%llu}", i ? "," : "",
+		       tids[i], run, delay, pcount, (unsigned long long)hop_ns[i],
+		       (unsigned long long)life_ns[i], (unsigned long long)life_run_ns[i]);
 	}
 	printf("]}\n");
 	fflush(stdout);

@@ -67,7 +67,8 @@ BT
 mask=$("$BIN" info --json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
 sed -i "s/STATE_PREEMPT/$mask/" "$TMP/runq.bt"
 
-bt_start() {	# PROGRAM OUT
+bt_start() {	# PROGRAM OUT (emptied first: an earlier run's "Attached" is not this one's)
+	: > "$2"
 	bpftrace "$1" > "$2" 2> "$2.err" &
 	BT_PID=$!
 	BG_PIDS="$BG_PIDS $BT_PID"

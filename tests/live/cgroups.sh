@@ -8,7 +8,8 @@
 # truth. Per cgroup, runq's total equals the run_delay its threads gained
 # (within 2% plus 60 us a wait), or says it is partial; offcpu's off-CPU
 # total holds the sleeper's 30 sleeps; profile's on-CPU and run-queue time
-# per cgroup equal its threads' sum_exec_runtime and run_delay; triage's
+# per cgroup equal its threads' sum_exec_runtime (plus the steal in the
+# window, which that leaves out: oncpu(8) ACCURACY) and run_delay; triage's
 # rows give the contended cgroup contention and the sleeper's sleeping,
 # each waiting what its threads' run_delay gained; a recording made with
 # --by cgroup reports per cgroup as the live run did; runq --slower's lines
@@ -28,7 +29,8 @@ CGB=$CG
 
 # window OUT ARGS...: the tool's window (ARGS) over the contended workload
 # in A and the sleeper in B, started together once it traces; their
-# threads' schedstat sums before and after in a0 a1 b0 b1
+# threads' schedstat sums before and after in a0 a1 b0 b1; the steal of
+# A's CPU and of all CPUs (B is not pinned) over the window in st_a, st_b
 window() {
 	local out=$1 rc
 	shift
@@ -40,11 +42,16 @@ window() {
 	wait_banner "$TMP/w.err"
 	a0=$(sched_sum $A)
 	b0=$(sched_sum $B)
+	st_a=$(steal_ns "$cpu")
+	st_b=$(steal_ns)
 	echo go > "$TMP/fa"
 	echo go > "$TMP/fb"
 	wait "$TOOL_PID" || { rc=$?; cat "$TMP/w.err"; fail "$* exited with $rc"; }
 	a1=$(sched_sum $A)
 	b1=$(sched_sum $B)
+	st_a=$(( $(steal_ns "$cpu") - st_a ))
+	st_b=$(( $(steal_ns) - st_b ))
+	[ "$st_b" -gt 0 ] && note "$*: steal grew $((st_a / 1000000)) ms on CPU $cpu, $((st_b / 1000000)) ms in all"
 	kill $A $B; wait $A $B 2>/dev/null
 	rm -f "$TMP/fa" "$TMP/fb"
 	check_restored "$*"
@@ -110,15 +117,17 @@ PYEOF
 # profile --by cgroup: a row per cgroup, its on-CPU and run-queue time its
 # threads' (within 2% plus 60 us a switch-in), on auto (perf: sampled)
 window "$TMP/p.json" profile --by cgroup --format=json 3
-"$PY" - "$TMP/p.json" "$a0" "$a1" "$b0" "$b1" "/${CGA##*/}" "/${CGB##*/}" <<'PYEOF' ||
+"$PY" - "$TMP/p.json" "$a0" "$a1" "$b0" "$b1" "/${CGA##*/}" "/${CGB##*/}" "$st_a" "$st_b" <<'PYEOF' ||
 import json, os, sys
 sys.path.insert(0, os.path.join(os.environ.get("srcdir", "."), "tests", "live"))
-from kacct import skip_split
+from kacct import skip_split, steal_slack
 out = json.load(open(sys.argv[1]))
 a0, a1, b0, b1 = (list(map(int, x.split())) for x in sys.argv[2:6])
 rows = {r["path"]: r for r in out["profile"]["cgroups"]}
 ok = True
-for path, s0, s1 in ((sys.argv[6], a0, a1), (sys.argv[7], b0, b1)):
+# on-CPU timed between switches holds the steal sum_exec_runtime leaves out
+for path, s0, s1, steal in ((sys.argv[6], a0, a1, int(sys.argv[8])),
+                            (sys.argv[7], b0, b1, int(sys.argv[9]))):
     r = rows.get(path)
     if r is None:
         print("profile: no row for %s (rows: %s)" % (path, sorted(rows, key=str)))
@@ -126,16 +135,18 @@ for path, s0, s1 in ((sys.argv[6], a0, a1), (sys.argv[7], b0, b1)):
         continue
     runq, waits, on = s1[0] - s0[0], s1[1] - s0[1], s1[2] - s0[2]
     slack = 60000 * waits
+    on_slack = 0.02 * on + slack + steal_slack(steal)	# ours over schedstat
     print("profile: %s (%s, %d threads): on-CPU %.3f ms, schedstat %.3f ms; run queue %.3f ms, "
           "schedstat %.3f ms; unplaced %.3f ms; partial %s" %
           (path, r["cgroup"], r["threads"], r["on_cpu_ns"] / 1e6, on / 1e6, r["runq_ns"] / 1e6,
            runq / 1e6, r["unplaced_ns"] / 1e6, out["partial"]))
     assert r["on_cpu_ns"] + r["runq_ns"] + r["off_cpu_ns"] + r["unplaced_ns"] <= r["wall_ns"] + 1000
-    if (abs(r["on_cpu_ns"] - on) > 0.02 * on + slack or
+    d_on = r["on_cpu_ns"] - on
+    if (d_on > on_slack or -d_on > 0.02 * on + slack or
             (abs(r["runq_ns"] - runq) > 0.02 * runq + slack and not out["partial"])):
         # the kernel's clock-update skip (kacct.py): ours waits more
         skipped = skip_split(r["on_cpu_ns"], r["runq_ns"], on, runq,
-                             0.02 * (on + runq) + slack)
+                             on_slack + 0.02 * runq)
         if skipped:
             print("  (%s)" % skipped)
         else:

@@ -142,10 +142,23 @@ wait_banner() {
 	fail "the tool did not start tracing within 10 s"
 }
 
+# steal_ns [CPU]: the time the hypervisor has taken from CPU (from all CPUs
+# without one) since boot, in ns: /proc/stat's steal, in USER_HZ ticks.
+# sum_exec_runtime leaves it out, a slice timed between switches holds it
+# (offcpu-ftrace-oncpu(8), ACCURACY); kacct.py's steal_slack bounds that.
+steal_ns() {
+	awk -v c="cpu$1" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
+}
+
 # Start the tool in the background: run_bg OUT ERR ARGS...; sets TOOL_PID.
+# OUT and ERR are emptied here, before the fork: the child's own truncation
+# can come after wait_banner's first look, and a banner an earlier run left
+# in ERR would then start the workload before this run traces.
 run_bg() {
 	local out=$1 err=$2
 	shift 2
+	: > "$out"
+	: > "$err"
 	"$BIN" "$@" > "$out" 2> "$err" &
 	TOOL_PID=$!
 	BG_PIDS="$BG_PIDS $TOOL_PID"

@@ -55,6 +55,7 @@ grep -q "^hist triggers:" "$TMP/info" || fail "info did not probe tracefs"
 grep -q "mounted it" "$TMP/e" && fail "mounted tracefs although --tracefs was given"
 
 # something else uses it when the run ends: it stays, and the run says so
+: > "$TMP/e"	# the banner polled for is this run's
 "$BIN" runq 2 > /dev/null 2> "$TMP/e" &
 tool=$!
 for _ in $(seq 1 100); do grep -q "Hit Ctrl-C" "$TMP/e" && break; sleep 0.05; done

@@ -12,8 +12,9 @@
 # reader pinned to one CPU (busy: nothing lost), and a thread sleeping
 # 20 ms at a time on idle CPUs, as users meet this kernel, each beside bpftrace
 # where it runs: exact where the backend sees every switch (within 2% of
-# bpftrace, up to 6 us a slice below it: perf's switch-in is after the
-# context switch, bpftrace's before it), and where it cannot, partial and
+# bpftrace plus 6 us a slice: perf's switch records come after the
+# tracepoint bpftrace times, the switch-in by a context switch, the
+# switch-out by less), and where it cannot, partial and
 # saying so. Auto and ring.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
@@ -58,18 +59,19 @@ for t in wl["threads"]:
         bdc = g["count"] - bcnt[t["tid"]]
         bds = (g["sum_ns"] - bsum[t["tid"]]) / max(bsum[t["tid"]], 1)
         print("  bpftrace: %d ns / %d slices (%+.2f%%)" % (bsum[t["tid"]], bcnt[t["tid"]], 100 * bds))
-        # on a kernel that drops switches from idle, perf's switch-in
-        # comes from its sched-in hook, after the context switch, where
-        # bpftrace's program runs at the sched_switch tracepoint before it:
-        # ours is shorter by a context switch a slice (1.7-4.2 us seen here,
-        # more under load), never longer: 2% either way, plus 6 us a slice
-        # below
+        # on a kernel that drops switches from idle, perf's switch records
+        # come from its scheduler hooks, where bpftrace's program runs at
+        # the sched_switch tracepoint before both: the switch-in record
+        # after the context switch (ours shorter by 1.7-4.2 us a slice
+        # here), the switch-out record after the switch's bookkeeping
+        # before it (ours longer; on a host with a fast context switch
+        # that wins: +0.7 us a slice seen): 2% plus 6 us a slice either way
         short = bsum[t["tid"]] - g["sum_ns"]
-        bt_agrees = not (abs(bdc) > 2 or short < -0.02 * bsum[t["tid"]] or
-                         short > 0.02 * bsum[t["tid"]] + 6000 * bcnt[t["tid"]])
+        bt_agrees = not (abs(bdc) > 2 or
+                         abs(short) > 0.02 * bsum[t["tid"]] + 6000 * bcnt[t["tid"]])
         if not out["partial"] and not bt_agrees:
-            print("  complete by its own account, but not within 2% (plus 6 us a slice "
-                  "below) of bpftrace")
+            print("  complete by its own account, but not within 2% (plus 6 us a slice) "
+                  "of bpftrace")
             ok = False
     else:
         bt_agrees = False
@@ -98,6 +100,7 @@ PYEOF
 
 bt_on() {	# bpftrace beside the next window, where it runs
 	[ -n "$BT" ] || return 0
+	: > "$TMP/bt.txt"	# not an earlier run's "Attached"
 	bpftrace "$TMP/on.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
 	BT_PID=$!
 	BG_PIDS="$BG_PIDS $BT_PID"

@@ -77,6 +77,9 @@ asnobody() {	# GROUP OUT ERR CMD...: as nobody, plus group GROUP ("-": none), no
 	local g=--clear-groups out=$2 err=$3
 	[ "$1" = - ] || g=--groups=$1
 	shift 3
+	# emptied before a background call forks: wait_banner must not read an earlier run's banner
+	[ "$out" = /dev/null ] || : > "$out"
+	: > "$err"
 	(cd "$TMP" && setpriv --reuid=65534 --regid=65534 $g --inh-caps=-all --reset-env -- "$@") \
 		> "$out" 2> "$err"
 }

@@ -22,18 +22,16 @@ need_live
 snapshot_save
 cpu=$(( $(nproc) - 1 ))
 
-# steal CPU: the hypervisor's time taken from CPU (USER_HZ ticks, /proc/stat)
-steal() { awk -v c="cpu$1" '$1 == c { print $9 }' /proc/stat; }
-
 check() {	# check OUT.json WORKLOAD.json WHAT MODE (busy|idle) STEAL_NS
 	"$PY" - "$@" <<'PYEOF'
 import json, math, os, sys
 sys.path.insert(0, os.path.join(os.environ.get("srcdir", "."), "tests", "live"))
-from kacct import skip_split
+from kacct import skip_split, steal_slack
 out, wl, what, mode = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
 # sum_exec_runtime leaves out steal, which a slice between switches holds
-# (offcpu-ftrace-oncpu(8), ACCURACY): the pinned CPU's steal in the window
-steal_ns = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+# (offcpu-ftrace-oncpu(8), ACCURACY): the pinned CPU's (unpinned: all
+# CPUs') steal in the window
+steal_ns = steal_slack(int(sys.argv[5]) if len(sys.argv) > 5 else 0)
 assert out["command"] == "profile", out["command"]
 # the envelope's groups: each thread's on-CPU slices, each named by its tid
 assert out["key"] == "tid" and all("tid" in g for g in out["groups"]), out["key"]
@@ -56,9 +54,11 @@ for t in wl["threads"]:
            g["off_cpu_s_ns"] / 1e6, g["unplaced_ns"] / 1e6, g["samples"],
            g["on_cpu_sampled_ns"] / 1e6))
     assert total + g["unplaced_ns"] == g["wall_ns"] or total == g["wall_ns"], "kinds do not add up"
+    # over schedstat by up to the steal, under it by the rest alone
     slack_on = 0.02 * t["run_ns"] + 60000 * t["pcount"] + steal_ns
     slack_rq = 0.02 * t["run_delay_ns"] + 60000 * t["pcount"]
-    exact = (abs(g["on_cpu_ns"] - t["run_ns"]) <= slack_on and
+    d_on = g["on_cpu_ns"] - t["run_ns"]
+    exact = (d_on <= slack_on and -d_on <= slack_on - steal_ns and
              abs(g["runq_ns"] - t["run_delay_ns"]) <= slack_rq and g["unplaced_ns"] == 0)
     if mode == "proc":
         exact = (abs(g["on_cpu_ns"] - t["run_ns"]) <= 0.001 * t["run_ns"] + 1000 and
@@ -96,8 +96,10 @@ run_profile() {	# run_profile BACKEND WHAT MODE WORKLOAD-ARGS...
 	shift 3
 	run_bg "$TMP/p.json" "$TMP/p.err" profile --format=json --backend="$backend" 4
 	wait_banner "$TMP/p.err"
-	local st0
-	st0=$(steal "$cpu")
+	# the steal of the CPU the threads are pinned to; unpinned, of all
+	local st0 on=$cpu
+	[ "$mode" = idle ] && on=
+	st0=$(steal_ns $on)
 	"$WORKLOAD" "$@" > "$TMP/wl.json" &
 	wl=$!
 	BG_PIDS="$BG_PIDS $wl"
@@ -105,8 +107,10 @@ run_profile() {	# run_profile BACKEND WHAT MODE WORKLOAD-ARGS...
 	kill "$wl"; wait "$wl" 2>/dev/null
 	check_restored "profile --format=json --backend=$backend 4"
 	local st
-	st=$(( ($(steal "$cpu") - st0) * 1000000000 / $(getconf CLK_TCK) ))
-	[ "$st" -gt 0 ] && note "$what: CPU $cpu's steal grew $((st / 1000000)) ms in the window"
+	st=$(( $(steal_ns $on) - st0 ))
+	local on_what="all CPUs'"
+	[ -n "$on" ] && on_what="CPU $on's"
+	[ "$st" -gt 0 ] && note "$what: $on_what steal grew $((st / 1000000)) ms in the window"
 	check "$TMP/p.json" "$TMP/wl.json" "$what" "$mode" "$st" ||
 		fail "$what: the profile neither matches schedstat nor says it is partial"
 }

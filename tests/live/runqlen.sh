@@ -75,6 +75,7 @@ BTEOF
 	wl=$!
 	BG_PIDS="$BG_PIDS $wl"
 	sleep 0.3
+	: > "$TMP/bt.txt"	# not an earlier run's "Attached"
 	bpftrace "$TMP/rql.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
 	BT_PID=$!
 	BG_PIDS="$BG_PIDS $BT_PID"

@@ -39,6 +39,7 @@ run_case() {	# BACKEND ARGS...: the JSON in $TMP/w.json, the workload's in $TMP/
 	local be=$1
 	shift
 	if [ -n "$BT" ]; then
+		: > "$TMP/bt.txt"	# not an earlier run's "Attached"
 		bpftrace "$TMP/wake.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
 		BT_PID=$!
 		BG_PIDS="$BG_PIDS $BT_PID"

@@ -41,6 +41,7 @@ END
 	clear(@qtime);
 }
 BT
+: > "$TMP/bt.txt"	# not an earlier run's "Attached"
 bpftrace "$TMP/truth.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
 bt=$!
 BG_PIDS="$BG_PIDS $bt"
