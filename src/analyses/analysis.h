@@ -97,6 +97,9 @@ struct an_view {
 	uint64_t unmeasured_ns;		/* waiting in run_delay beyond what was measured */
 	uint64_t unmeasured_unsized;	/* ... of waits in threads gone since */
 	const struct backend_sampling *sampling;	/* a sampling backend's account */
+	/* live: what the hypervisor took from the CPUs in this interval (steal) */
+	bool steal_known;
+	uint64_t steal_ns;
 	/* stacks */
 	const struct symbolizer *sym;
 	struct {

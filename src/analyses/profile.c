@@ -815,6 +815,13 @@ static void footer(FILE *f, const struct out *a)
 			nun, nun == 1 ? "row has" : "rows have", (double)un / 1e6,
 			a->v->backend && strcmp(a->v->backend, "perf") ?
 			": --backend=perf has every switch (its context-switch records)" : "");
+	if (a->v->steal_known && a->v->steal_ns)
+		fprintf(f, "# the hypervisor took %.0f ms from the CPUs in the window (steal, all "
+			"CPUs added): %s\n", (double)a->v->steal_ns / 1e6, p->totals ?
+			"the kernel's CPU time leaves it out, so what it took while a thread ran "
+			"is counted here as off-CPU" : "on-CPU time timed between switches holds "
+			"what it took while a thread ran; the kernel's CPU time (schedstat, top) "
+			"leaves it out");
 	if (p->overflow_ns)
 		fprintf(f, "# %.3f ms beyond --max-stacks, not shown\n", (double)p->overflow_ns / 1e6);
 	if (p->threads_over)
@@ -884,7 +891,11 @@ static void json_extra(FILE *f, void *arg)
 	}
 	nun = unplaced(a, &un);
 	fprintf(f, "],\"stacks\":%zu,\"overflow_ns\":%" PRIu64 ",\"unplaced_threads\":%zu,"
-		"\"unplaced_ns\":%" PRIu64 "}", p->n, p->overflow_ns, nun, un);
+		"\"unplaced_ns\":%" PRIu64 ",\"steal_ns\":", p->n, p->overflow_ns, nun, un);
+	if (a->v->steal_known)
+		fprintf(f, "%" PRIu64 "}", a->v->steal_ns);
+	else
+		fputs("null}", f);
 }
 
 static int print_svg(struct out *a, struct report *rep, FILE *f)

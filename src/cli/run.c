@@ -346,6 +346,7 @@ static int trace_loop(struct run *r)
 		return EXIT_FAIL;
 	}
 	iv_start = window_start = r->start_ns = mono_ns();
+	r->steal_ok = !proc_steal_ns(&r->steal_prev);	/* the hypervisor's, from now */
 	r->stream_on = o->an->stream && !o->output_path;
 	if (o->an->begin) {
 		struct an_view v;

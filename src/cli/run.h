@@ -46,6 +46,8 @@ struct run {
 	unsigned ncpu;
 	uint64_t lost_total;		/* all intervals: for --strict */
 	uint64_t recovered_prev;	/* backend's recovered() at the last print */
+	bool steal_ok;			/* live, /proc/stat has steal: steal_prev */
+	uint64_t steal_prev;		/* proc_steal_ns() at the last print */
 	uint64_t dropped_prev;		/* ... and its dropped() */
 	uint64_t partial_total;		/* intervals with partial results */
 	int32_t debug_tid;

@@ -192,6 +192,7 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 {
 	struct backend_sampling smp;
 	struct an_view v;
+	uint64_t steal;
 	int ret;
 
 	run_view(r, &v);
@@ -207,6 +208,11 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	v.stopped_by = sig_count ? sig_name(sig_last) : NULL;
 	if (r->ops->sampling && !r->ops->sampling(r->b, &smp))
 		v.sampling = &smp;
+	if (r->steal_ok && !proc_steal_ns(&steal)) {
+		v.steal_known = true;
+		v.steal_ns = steal > r->steal_prev ? steal - r->steal_prev : 0;
+		r->steal_prev = steal;
+	}
 	if (final)
 		v.unmeasured_sized = unsized_result(&r->unsized, &v.unmeasured_ns,
 						    &v.unmeasured_unsized);

@@ -51,6 +51,29 @@ int proc_start_ns(int32_t pid, uint64_t *ns)
 	return 0;
 }
 
+int proc_steal_ns(uint64_t *ns)
+{
+	char buf[512], *p, *end;
+	unsigned long long v = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	int i;
+
+	if (file_read_buf("/proc/stat", buf, sizeof(buf)) <= 0)
+		return -ENOENT;
+	/* "cpu  user nice system idle iowait irq softirq steal ..." */
+	if (strncmp(buf, "cpu ", 4) || hz <= 0)
+		return -EINVAL;
+	p = buf + 4;
+	for (i = 0; i < 8; i++) {
+		v = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;	/* before 2.6.11: no steal */
+		p = end;
+	}
+	*ns = v * (1000000000ull / (unsigned long long)hz);
+	return 0;
+}
+
 int proc_run_delay(int32_t tid, uint64_t *ns)
 {
 	char path[64], buf[96];

@@ -40,6 +40,13 @@ void proc_comm_tidy(char *name);
  */
 int proc_start_ns(int32_t pid, uint64_t *ns);
 
+/*
+ * The time the hypervisor has taken from this host's CPUs since boot, all
+ * CPUs added (steal, /proc/stat's eighth number, in USER_HZ ticks), in ns;
+ * 0, or -errno when unreadable.
+ */
+int proc_steal_ns(uint64_t *ns);
+
 /* Process @pid's main thread sleeps in wait4()/waitid() (its wchan, now). */
 bool proc_waits_for_child(int32_t pid);
 

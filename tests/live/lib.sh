@@ -147,7 +147,7 @@ wait_banner() {
 # sum_exec_runtime leaves it out, a slice timed between switches holds it
 # (offcpu-ftrace-oncpu(8), ACCURACY); kacct.py's steal_slack bounds that.
 steal_ns() {
-	awk -v c="cpu$1" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
+	awk -v c="cpu${1:-}" -v hz="$(getconf CLK_TCK)" '$1 == c { printf "%.0f\n", $9 * 1e9 / hz }' /proc/stat
 }
 
 # Start the tool in the background: run_bg OUT ERR ARGS...; sets TOOL_PID.

@@ -36,6 +36,9 @@ assert out["command"] == "profile", out["command"]
 # the envelope's groups: each thread's on-CPU slices, each named by its tid
 assert out["key"] == "tid" and all("tid" in g for g in out["groups"]), out["key"]
 p = out["profile"]
+# a live run has the hypervisor's steal over its window, in USER_HZ ticks
+tick = 1e9 / os.sysconf("SC_CLK_TCK")
+assert isinstance(p["steal_ns"], int) and p["steal_ns"] % tick == 0, p["steal_ns"]
 rows = {t["tid"]: t for t in p["threads"]}
 ok = True
 s_ns = e_ns = n = 0

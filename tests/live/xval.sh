@@ -12,7 +12,11 @@ bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1 || skip "bpftrace cannot load p
 snapshot_save
 cpu=$(( $(nproc) - 1 ))
 
+# BEGIN runs once every probe is attached ("Attaching N probes" is printed
+# before): the workload must not start before
 cat > "$TMP/truth.bt" <<'BT'
+BEGIN { printf("Attached\n"); }
+
 tracepoint:sched:sched_wakeup,
 tracepoint:sched:sched_wakeup_new
 {
@@ -45,8 +49,8 @@ BT
 bpftrace "$TMP/truth.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
 bt=$!
 BG_PIDS="$BG_PIDS $bt"
-for _ in $(seq 1 300); do grep -q Attaching "$TMP/bt.txt" && break; sleep 0.05; done
-grep -q Attaching "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
+for _ in $(seq 1 300); do grep -q Attached "$TMP/bt.txt" && break; sleep 0.05; done
+grep -q Attached "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
 
 run_bg "$TMP/bt-compat.json" "$TMP/e1" runq -L -c workload --compat=bpftrace --format=json 4
 p1=$TOOL_PID

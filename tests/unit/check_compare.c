@@ -116,6 +116,8 @@ START_TEST(test_programs)
 	ck_assert_ptr_nonnull(strstr(p, "if (args->prev_state == 0) {"));
 	ck_assert_ptr_nonnull(strstr(p, "@usecs = hist((nsecs - $ns) / 1000)"));
 	ck_assert_ptr_null(strstr(p, "args->next_pid != 0"));
+	/* what xval_start waits for: BEGIN runs once every probe is attached */
+	ck_assert_ptr_nonnull(strstr(p, "BEGIN\n{\n\tprintf(\"offcpu-ftrace: bpftrace attached\\n\");\n}"));
 	free(p);
 	/* BCC's: R or R+ with this kernel's flag, idle skipped; -L, -m, -c */
 	o.compat = COMPAT_BCC;

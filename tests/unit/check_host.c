@@ -3,6 +3,7 @@
  * Host state read and written around a run: PSI totals, cgroup CPU
  * throttling and membership, and the tracefs undo log, each against a
  * temporary directory standing in for /proc/pressure, a cgroup or tracefs;
+ * the hypervisor's steal against /proc/stat read before and after;
  * the mount table reader on made-up lines.
  */
 #include <check.h>
@@ -69,6 +70,35 @@ static void rm_tmp(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 }
+
+/* the hypervisor's steal: /proc/stat's CPU line, read as the awk of lib.sh does */
+START_TEST(test_steal)
+{
+	unsigned long long v[8], before, after;
+	uint64_t ns;
+	long tick = 1000000000L / sysconf(_SC_CLK_TCK);
+	FILE *f;
+	int i;
+
+	f = fopen("/proc/stat", "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+				&v[2], &v[3], &v[4], &v[5], &v[6], &v[7]), 8);
+	fclose(f);
+	before = v[7] * (unsigned long long)tick;
+	ck_assert_int_eq(proc_steal_ns(&ns), 0);
+	f = fopen("/proc/stat", "r");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(fscanf(f, i ? " %llu" : "cpu %llu", &v[i]), 1);
+	fclose(f);
+	after = v[7] * (unsigned long long)tick;
+	/* between the two reads, in whole ticks */
+	ck_assert_uint_ge(ns, before);
+	ck_assert_uint_le(ns, after);
+	ck_assert_uint_eq(ns % (uint64_t)tick, 0);
+}
+END_TEST
 
 /* /proc's kworker names lose the queue suffix; other names stay whole */
 START_TEST(test_comm_tidy)
@@ -340,6 +370,7 @@ int main(void)
 
 	tcase_add_test(tc, test_psi);
 	tcase_add_test(tc, test_comm_tidy);
+	tcase_add_test(tc, test_steal);
 	tcase_add_test(tc, test_throttle);
 	tcase_add_test(tc, test_cgroup_self);
 	tcase_add_test(tc, test_undo);
