@@ -23,34 +23,10 @@ int proc_parse_schedstat(const char *text, struct proc_sample *s)
 
 int proc_parse_stat(const char *text, struct proc_sample *s)
 {
-	/* comm is between the first "(" and the last ")": it may hold both */
-	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
-	unsigned long long v[20];
-	size_t n;
-	int i;
+	unsigned long long v[PROC_STAT_NFIELDS];
 
-	if (!open || !close || close < open || close[1] != ' ' || !close[2])
+	if (proc_stat_split(text, s->comm, sizeof(s->comm), &s->state, v))
 		return -EINVAL;
-	n = (size_t)(close - open - 1);
-	if (n > sizeof(s->comm) - 1)
-		n = sizeof(s->comm) - 1;
-	memcpy(s->comm, open + 1, n);
-	s->comm[n] = '\0';
-	s->state = close[2];
-	/* fields 4 (ppid) .. 22 (starttime) */
-	p = close + 3;
-	for (i = 0; i < 19; i++) {
-		char *end;
-
-		while (*p == ' ')
-			p++;
-		v[i] = strtoull(p, &end, 10);
-		if (end == p && *p != '-')
-			return -EINVAL;
-		if (*p == '-')		/* tty_nr/tpgid may be -1 */
-			(void)strtoll(p, &end, 10);
-		p = end;
-	}
 	s->ppid = (int32_t)v[0];
 	s->utime = v[10];	/* field 14 */
 	s->stime = v[11];

@@ -26,28 +26,51 @@ int32_t proc_tgid(int32_t tid, void *unused)
 	return p ? (int32_t)strtol(p + 6, NULL, 10) : -1;
 }
 
+int proc_stat_split(const char *text, char *comm, size_t len, char *state,
+		    unsigned long long v[PROC_STAT_NFIELDS])
+{
+	const char *open = strchr(text, '('), *close = strrchr(text, ')'), *p;
+	int i;
+
+	if (!open || !close || close < open || close[1] != ' ' || !close[2])
+		return -EINVAL;
+	if (comm && len) {
+		size_t n = (size_t)(close - open - 1);
+
+		if (n > len - 1)
+			n = len - 1;
+		memcpy(comm, open + 1, n);
+		comm[n] = '\0';
+	}
+	if (state)
+		*state = close[2];
+	/* fields 4 (ppid) .. 22 (starttime); tty_nr and tpgid may be -1 */
+	p = close + 3;
+	for (i = 0; i < PROC_STAT_NFIELDS; i++) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		v[i] = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		p = end;
+	}
+	return 0;
+}
+
 int proc_start_ns(int32_t pid, uint64_t *ns)
 {
-	char path[64], buf[1024], *p, *end;
-	unsigned long long ticks;
+	char path[64], buf[1024];
+	unsigned long long v[PROC_STAT_NFIELDS];
 	long hz = sysconf(_SC_CLK_TCK);
-	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (file_read_buf(path, buf, sizeof(buf)) <= 0)
 		return -ENOENT;
-	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
-	if (!p || hz <= 0)
+	if (hz <= 0 || proc_stat_split(buf, NULL, 0, NULL, v))
 		return -EINVAL;
-	/* field 3 (state) follows ") "; starttime is field 22 */
-	for (field = 2; field < 22 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -EINVAL;
-	ticks = strtoull(p + 1, &end, 10);
-	if (end == p + 1)
-		return -EINVAL;
-	*ns = ticks * (1000000000ull / (unsigned long long)hz);
+	*ns = v[18] * (1000000000ull / (unsigned long long)hz);	/* starttime, field 22 */
 	return 0;
 }
 

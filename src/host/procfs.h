@@ -35,6 +35,17 @@ int proc_comm(int32_t tid, char *buf, size_t len);
 void proc_comm_tidy(char *name);
 
 /*
+ * A /proc/<tid>/stat text split: the name (between the first "(" and the
+ * last ")": it may hold both) into @comm (@len bytes with its NUL, cut to
+ * fit; NULL: not wanted), the state letter into *@state (NULL: not
+ * wanted), and fields 4 (ppid) to 22 (starttime) into @v: v[0] is field 4,
+ * v[18] field 22. 0, or -EINVAL for a text that is not one.
+ */
+#define PROC_STAT_NFIELDS 19
+int proc_stat_split(const char *text, char *comm, size_t len, char *state,
+		    unsigned long long v[PROC_STAT_NFIELDS]);
+
+/*
  * When process @pid started, in ns since boot (CLOCK_BOOTTIME: the
  * starttime of /proc/<pid>/stat); 0, or -errno when it is gone
  */

@@ -100,6 +100,26 @@ START_TEST(test_steal)
 }
 END_TEST
 
+/* a stat line: the name up to the last ")", cut to fit; fields 4 to 22, -1 too */
+START_TEST(test_stat_split)
+{
+	static const char line[] = "4242 (a) (b) S 1 4242 4242 0 -1 4194560 87 0 0 0 3 4 0 0 20 0 "
+				   "1 0 123456 8 9 10\n";
+	unsigned long long v[PROC_STAT_NFIELDS];
+	char comm[4], state = 0;
+
+	ck_assert_int_eq(proc_stat_split(line, comm, sizeof(comm), &state, v), 0);
+	ck_assert_str_eq(comm, "a) ");	/* "a) (b", cut */
+	ck_assert_int_eq(state, 'S');
+	ck_assert_uint_eq(v[0], 1);		/* ppid */
+	ck_assert_uint_eq(v[10], 3);		/* utime, field 14 */
+	ck_assert_uint_eq(v[18], 123456);	/* starttime, field 22 */
+	ck_assert_int_eq(proc_stat_split(line, NULL, 0, NULL, v), 0);
+	ck_assert_int_eq(proc_stat_split("1 (x) S 1 2", comm, sizeof(comm), &state, v), -EINVAL);
+	ck_assert_int_eq(proc_stat_split("1 (x S 1 2", NULL, 0, NULL, v), -EINVAL);
+}
+END_TEST
+
 /* /proc's kworker names lose the queue suffix; other names stay whole */
 START_TEST(test_comm_tidy)
 {
@@ -371,6 +391,7 @@ int main(void)
 	tcase_add_test(tc, test_psi);
 	tcase_add_test(tc, test_comm_tidy);
 	tcase_add_test(tc, test_steal);
+	tcase_add_test(tc, test_stat_split);
 	tcase_add_test(tc, test_throttle);
 	tcase_add_test(tc, test_cgroup_self);
 	tcase_add_test(tc, test_undo);
