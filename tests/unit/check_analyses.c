@@ -330,6 +330,9 @@ START_TEST(test_lost_per_cpu_footer)
 }
 END_TEST
 
+/* the hypervisor's steal a live run read over the interval; 0: none known */
+static uint64_t view_steal_ns;
+
 /* the interval printed, with its bounds in the trace clock */
 static char *print_iv(enum out_format fmt, uint64_t start_ns, uint64_t end_ns, unsigned ncpu)
 {
@@ -337,7 +340,8 @@ static char *print_iv(enum out_format fmt, uint64_t start_ns, uint64_t end_ns, u
 	struct an_view v = { .o = &o, .an = &an, .backend = "test", .clock = "mono",
 			     .duration_s = (double)(end_ns - start_ns) / 1e9, .interval = 1,
 			     .final = true, .iv_start_ns = start_ns, .iv_end_ns = end_ns,
-			     .ncpu = ncpu, .lost_cpu = lost };
+			     .ncpu = ncpu, .lost_cpu = lost, .steal_known = view_steal_ns != 0,
+			     .steal_ns = view_steal_ns };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -751,7 +755,19 @@ START_TEST(test_profile_accounts)
 					  "\"runq_ns\":200000,\"off_cpu_ns\":100000,"
 					  "\"off_cpu_s_ns\":0,\"off_cpu_d_ns\":0,"
 					  "\"off_cpu_other_ns\":100000,\"unplaced_ns\":0}"));
+	ck_assert_ptr_nonnull(strstr(out, ",\"steal_ns\":null}"));	/* not read: a report */
 	free(out);
+	/* a live run's steal: in JSON, and a footer line saying what it does */
+	view_steal_ns = 90000000;
+	out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
+	ck_assert_ptr_nonnull(strstr(out, ",\"steal_ns\":90000000}"));
+	free(out);
+	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
+	ck_assert_msg(strstr(out, "\n# the hypervisor took 90 ms from the CPUs in the window (steal, "
+				  "all CPUs added): on-CPU time timed between switches holds what "
+				  "it took while a thread ran;"), "%s", out);
+	free(out);
+	view_steal_ns = 0;
 	stop();
 	/* -f: one line per kind, the thread first, microseconds */
 	start("profile", "-f");
