@@ -34,7 +34,7 @@
  *     CPU after those wakeups lie inside).
  *
  * Each thread's JSON also has life_ns and life_run_ns: its wall and CPU
- * time from its first step to blocking for good.
+ * time from just before its creation to blocking for good.
  *
  * Threads stay blocked until SIGTERM/SIGINT/SIGUSR1, so that nothing they
  * do after their measurement lands in the tracer's window; with
@@ -69,12 +69,17 @@ static pthread_cond_t park_cv = PTHREAD_COND_INITIALIZER;	/* never signalled */
 static pthread_cond_t main_cv = PTHREAD_COND_INITIALIZER;
 static pid_t tids[MAX_THREADS];
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void pin(void)
@@ -91,36 +96,36 @@ static void pin(void)
 	}
 }
 
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
- * A measured thread's life, from its first step to park(): wall time and
- * CPU time, so that its off-CPU time over it is known (life_ns - life_run_ns,
- * the brief's ground truth: wall time minus sum_exec_runtime).
+ * A measured thread's life, from just before its creation to park(): wall
+ * time and CPU time (its CPU clock starts at 0), so that the time it was
+ * not running is known (life_ns - life_run_ns, the brief's ground truth:
+ * wall time minus sum_exec_runtime). That holds its wait for a first CPU
+ * too, and any preemption before its function's first step.
  */
-static uint64_t born_ns[MAX_THREADS], born_run_ns[MAX_THREADS];
+static uint64_t born_ns[MAX_THREADS];
 static uint64_t life_ns[MAX_THREADS], life_run_ns[MAX_THREADS];
 static __thread long self = -1;
 
+/* Measured thread @i: @fn((void *)i) on @th, its life timed from now. */
+static void spawn(pthread_t *th, void *(*fn)(void *), long i)
+{
+	born_ns[i] = now_ns();
+	pthread_create(th, NULL, fn, (void *)i);
+}
+
+/* A measured thread's first step: who it is. */
 static void begin(long i)
 {
 	self = i;
 	tids[i] = (pid_t)syscall(SYS_gettid);
-	born_ns[i] = now_ns();
-	born_run_ns[i] = thread_ns();
 }
 
 /* Block until the process is told to exit (never in the window). */
 static void park(void)
 {
 	if (self >= 0) {
-		life_run_ns[self] = thread_ns() - born_run_ns[self];
+		life_run_ns[self] = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		life_ns[self] = now_ns() - born_ns[self];
 	}
 	pthread_mutex_lock(&park_mu);
@@ -423,10 +428,10 @@ int main(int argc, char **argv)
 			return 2;
 		spinners_left = (int)n;
 		for (i = 0; i < n; i++)
-			pthread_create(&th[i], NULL, spinner, (void *)i);
-		pthread_create(&th[n], NULL, sleeper, (void *)n);
+			spawn(&th[i], spinner, i);
+		spawn(&th[n], sleeper, n);
 		n++;
-		pthread_create(&th[n], NULL, zero_reader, (void *)n);
+		spawn(&th[n], zero_reader, n);
 		n++;
 	} else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "sleep")) {
 		sleep_n = arg_long(argv[2]);
@@ -435,7 +440,7 @@ int main(int argc, char **argv)
 			cpu = (int)arg_long(argv[4]);
 			pthread_create(&th[1], NULL, idle_spinner, NULL);
 		}
-		pthread_create(&th[0], NULL, timed_sleeper, (void *)0);
+		spawn(&th[0], timed_sleeper, 0);
 		n = 1;
 	} else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pipe")) {
 		if (pipe(pipe_fds))
@@ -445,7 +450,7 @@ int main(int argc, char **argv)
 			cpu = (int)arg_long(argv[3]);
 			pthread_create(&th[1], NULL, idle_spinner, NULL);
 		}
-		pthread_create(&th[0], NULL, pipe_reader, (void *)0);
+		spawn(&th[0], pipe_reader, 0);
 		n = 1;
 		/* let the reader block, then wake it by writing after MS ms */
 		{
@@ -460,15 +465,15 @@ int main(int argc, char **argv)
 		sleep_ms = arg_long(argv[3]);
 		if (pipe(wake_fds))
 			return 1;
-		pthread_create(&th[0], NULL, wake_reader, (void *)0);
-		pthread_create(&th[1], NULL, wake_writer, (void *)1);
+		spawn(&th[0], wake_reader, 0);
+		spawn(&th[1], wake_writer, 1);
 		n = 2;
 	} else if (argc == 3 && !strcmp(argv[1], "pingpong")) {
 		sleep_n = arg_long(argv[2]);
 		if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pipe(ping_fds) || pipe(pong_fds))
 			return 2;
-		pthread_create(&th[1], NULL, ping, (void *)1);
-		pthread_create(&th[0], NULL, ping, (void *)0);
+		spawn(&th[1], ping, 1);
+		spawn(&th[0], ping, 0);
 		n = 2;
 	} else {
 		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS [CPU] | "

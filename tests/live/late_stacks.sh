@@ -24,7 +24,7 @@ import json, sys
 out = json.load(open(sys.argv[1]))
 wt = json.load(open(sys.argv[2]))["threads"][0]
 tid = wt["tid"]
-# its off-CPU time from its first step to parking: wall minus CPU time (us)
+# its time not running from its creation to parking: wall minus CPU time (us)
 truth = (wt["life_ns"] - wt["life_run_ns"]) / 1000
 backend = sys.argv[3]
 ev, inc = out["events"], out["incomplete"]
