@@ -31,7 +31,7 @@ out, wl, what, mode = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 # sum_exec_runtime leaves out steal, which a slice between switches holds
 # (offcpu-ftrace-oncpu(8), ACCURACY): the pinned CPU's (unpinned: all
 # CPUs') steal in the window
-steal_ns = steal_slack(int(sys.argv[5]) if len(sys.argv) > 5 else 0)
+steal_allow = steal_slack(int(sys.argv[5]) if len(sys.argv) > 5 else 0)
 assert out["command"] == "profile", out["command"]
 # the envelope's groups: each thread's on-CPU slices, each named by its tid
 assert out["key"] == "tid" and all("tid" in g for g in out["groups"]), out["key"]
@@ -58,10 +58,10 @@ for t in wl["threads"]:
            g["on_cpu_sampled_ns"] / 1e6))
     assert total + g["unplaced_ns"] == g["wall_ns"] or total == g["wall_ns"], "kinds do not add up"
     # over schedstat by up to the steal, under it by the rest alone
-    slack_on = 0.02 * t["run_ns"] + 60000 * t["pcount"] + steal_ns
+    slack_on = 0.02 * t["run_ns"] + 60000 * t["pcount"] + steal_allow
     slack_rq = 0.02 * t["run_delay_ns"] + 60000 * t["pcount"]
     d_on = g["on_cpu_ns"] - t["run_ns"]
-    exact = (d_on <= slack_on and -d_on <= slack_on - steal_ns and
+    exact = (d_on <= slack_on and -d_on <= slack_on - steal_allow and
              abs(g["runq_ns"] - t["run_delay_ns"]) <= slack_rq and g["unplaced_ns"] == 0)
     if mode == "proc":
         exact = (abs(g["on_cpu_ns"] - t["run_ns"]) <= 0.001 * t["run_ns"] + 1000 and
