@@ -53,7 +53,8 @@ uint32_t stacktab_intern(struct stacktab *s, const uint64_t *frames, uint32_t de
 		const struct stack_ent *e = &s->v[pos];
 
 		if (e->hash == h && e->depth == depth &&
-		    !memcmp(s->frames + e->off, frames, depth * sizeof(*frames)))
+		    (!depth || !memcmp(s->frames + e->off, frames,
+				       depth * sizeof(*frames))))
 			return (uint32_t)pos + 1;
 	}
 	if (s->n == s->cap) {
@@ -72,7 +73,8 @@ uint32_t stacktab_intern(struct stacktab *s, const uint64_t *frames, uint32_t de
 		s->frames = nf;
 		s->cap_frames = cap;
 	}
-	memcpy(s->frames + s->nframes, frames, depth * sizeof(*frames));
+	if (depth)	/* an empty stack has no frames (and maybe no array yet) */
+		memcpy(s->frames + s->nframes, frames, depth * sizeof(*frames));
 	s->v[s->n].hash = h;
 	s->v[s->n].off = (uint32_t)s->nframes;
 	s->v[s->n].depth = depth;
@@ -88,6 +90,8 @@ const uint64_t *stacktab_get(const struct stacktab *s, uint32_t id, uint32_t *de
 		return NULL;
 	}
 	*depth = s->v[id - 1].depth;
+	if (!*depth)
+		return NULL;
 	return s->frames + s->v[id - 1].off;
 }
 

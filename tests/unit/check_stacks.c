@@ -67,6 +67,31 @@ START_TEST(test_intern)
 }
 END_TEST
 
+/* An empty stack (a stacktrace event with no frames) interned first, into a
+ * table whose frame array does not exist yet: an id, no frames, no pointer
+ * arithmetic on the missing array (fuzz_tdat found it under UBSan) */
+START_TEST(test_intern_empty_first)
+{
+	struct stacktab t;
+	uint64_t a[2] = { 5, 6 };
+	const uint64_t *f;
+	uint32_t d = 9;
+
+	ck_assert_int_eq(stacktab_init(&t, 4), 0);
+	ck_assert_ptr_null(t.frames);
+	ck_assert_uint_eq(stacktab_intern(&t, NULL, 0), 1);
+	ck_assert_uint_eq(stacktab_intern(&t, a, 0), 1);	/* the same empty stack */
+	ck_assert_ptr_null(stacktab_get(&t, 1, &d));
+	ck_assert_uint_eq(d, 0);
+	ck_assert_uint_eq(stacktab_intern(&t, a, 2), 2);
+	f = stacktab_get(&t, 2, &d);
+	ck_assert_uint_eq(d, 2);
+	ck_assert_uint_eq(f[1], 6);
+	ck_assert_uint_eq(stacktab_intern(&t, NULL, 0), 1);
+	stacktab_fini(&t);
+}
+END_TEST
+
 static void fill(struct stacktab *k, struct stacktab *u, struct stackagg *a)
 {
 	uint64_t k1[] = { 0x1fff, 0x1000, 0x1001, 0x1002 };	/* tracer frame first */
@@ -220,6 +245,7 @@ int main(void)
 	TCase *tc = tcase_create("stacks");
 
 	tcase_add_test(tc, test_intern);
+	tcase_add_test(tc, test_intern_empty_first);
 	tcase_add_test(tc, test_agg_order);
 	tcase_add_test(tc, test_folded);
 	tcase_add_test(tc, test_multiline_json);
