@@ -64,9 +64,8 @@ static void stack_report_of(struct stack_report *sr, const struct an_view *v)
 	sr->cgroup_arg = v->an->cfg.group_arg;
 }
 
-void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
-		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
-		 struct stack_report *sr)
+void report_from_view(struct report *rep, const struct an_view *v,
+		      enum rep_measure measure)
 {
 	const struct trace_opts *o = v->o;
 
@@ -86,16 +85,7 @@ void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 	rep->wall = v->wall;
 	rep->stopped_by = v->stopped_by;
 	rep->counts = &v->an->counts;
-	rep->inc = &m->inc;
-	rep->groups = &m->groups;
-	/* --top ranks the stacks when there are any, else the histograms */
-	rep->top = o->kstack || o->ustack ? 0 : o->top;
 	rep->replaces = v->replaces;
-	if (fmt == FMT_SVG && o->interval_mode && !o->kstack && !o->ustack) {
-		if (!h->heat)
-			h->heat = heat_new();
-		rep->heat = h->heat;
-	}
 	rep->lost = v->lost;
 	rep->dropped = v->dropped;
 	rep->unmeasured_sized = v->unmeasured_sized;
@@ -108,6 +98,26 @@ void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 	}
 	rep->lost_cpu = v->lost_cpu;
 	rep->ncpu = v->ncpu;
+	rep->steal_known = v->steal_known;
+	rep->steal_ns = v->steal_ns;
+}
+
+void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
+		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
+		 struct stack_report *sr)
+{
+	const struct trace_opts *o = v->o;
+
+	report_from_view(rep, v, measure);
+	rep->inc = &m->inc;
+	rep->groups = &m->groups;
+	/* --top ranks the stacks when there are any, else the histograms */
+	rep->top = o->kstack || o->ustack ? 0 : o->top;
+	if (fmt == FMT_SVG && o->interval_mode && !o->kstack && !o->ustack) {
+		if (!h->heat)
+			h->heat = heat_new();
+		rep->heat = h->heat;
+	}
 	if (o->kstack || o->ustack) {
 		stack_report_of(sr, v);
 		rep->stacks = sr;

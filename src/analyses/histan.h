@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What runq and offcpu share: a histogram per group of what the analyzer
- * measured (run-queue waits, off-CPU intervals), by stack with -K/-U,
- * printed through report_print(); and the heat map an svg with -i keeps.
- * Not for other layers.
+ * What the analyses share: the report every one fills from the run
+ * (report_from_view); and, for the histogram analyses (runq, offcpu,
+ * oncpu, slower, wakers, profile), a histogram per group of what the
+ * analyzer measured (run-queue waits, off-CPU intervals, on-CPU slices),
+ * by stack with -K/-U, printed through report_print(), and the heat map
+ * an svg with -i keeps. Not for other layers.
  */
 #ifndef OFFCPU_HISTAN_H
 #define OFFCPU_HISTAN_H
@@ -17,7 +19,14 @@ struct histan {
 int histan_setup(const struct trace_opts *o, struct analyzer *an, void **state);
 void histan_free(void *state);
 /*
- * The report of @m (the analyzer's runq or off state) measuring @measure,
+ * What every analysis's report takes from the run (@v): the backend, the
+ * window, the counts, what was lost, the steal; @rep zeroed first. The
+ * analysis adds its groups and its own parts.
+ */
+void report_from_view(struct report *rep, const struct an_view *v,
+		      enum rep_measure measure);
+/*
+ * report_from_view(), and the report of @m (the analyzer's runq or off state) measuring @measure,
  * in @rep (its stack part in @sr, with -K/-U); an analysis may add its
  * own part (rep->json_extra, text_body) before histan_emit().
  */

@@ -955,6 +955,8 @@ static int print_out(struct out *a, enum out_format fmt, FILE *f)
 		return histan_emit(f, fmt, &rep);
 	}
 	rep.key = KEY_NONE;
+	/* the footer says the steal, and what it does to a profile's kinds */
+	rep.steal_known = false;
 	if (fmt == FMT_SVG)
 		return print_svg(a, &rep, f);
 	if (p->o->folded) {

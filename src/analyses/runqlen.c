@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "escape.h"
+#include "histan.h"
 #include "openmetrics.h"
 #include "unclaimed.h"
 
@@ -475,28 +476,12 @@ static int runqlen_print(void *state, const struct an_view *v, enum out_format f
 		return -ENOMEM;
 	r.ncpu = ncpu;
 	close_interval(s, v, &r.start, &r.end, r.ns, ncpu);
-	memset(&rep, 0, sizeof(rep));
-	rep.command = v->o->cmd;
-	rep.measure = MEASURE_RUNQ;
-	rep.backend = v->backend;
-	rep.backend_why = v->backend_why;
-	rep.clock = v->clock;
-	rep.unit = "usecs";
+	report_from_view(&rep, v, MEASURE_RUNQ);
+	rep.unit = "usecs";	/* depths and waits in microseconds, -m or not */
 	rep.unit_ns = 1000;
-	rep.duration_s = v->duration_s;
-	rep.interval = v->interval;
-	rep.final = v->final;
-	rep.timestamp = v->o->timestamp;
-	rep.wall = v->wall;
-	rep.stopped_by = v->stopped_by;
-	rep.counts = &v->an->counts;
+	rep.key = fmt == FMT_JSON ? v->o->key : KEY_NONE;
 	rep.inc = &v->an->runq.inc;
 	rep.groups = &v->an->runq.groups;
-	rep.lost = v->lost;
-	rep.dropped = v->dropped;
-	rep.recovered = v->recovered;
-	rep.lost_cpu = v->lost_cpu;
-	rep.ncpu = v->ncpu;
 	rep.extra_arg = &r;
 	if (fmt == FMT_OPENMETRICS) {
 		om_body(f, &r);
@@ -514,7 +499,6 @@ static int runqlen_print(void *state, const struct an_view *v, enum out_format f
 		if (fmt == FMT_JSON) {
 			rep.json_extra = json_extra;
 			rep.json_groups = json_groups;
-			rep.key = v->o->key;
 		}
 		else
 			rep.text_body = text_body;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "escape.h"
@@ -573,6 +574,11 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 	in.recovered = v->recovered;
 	in.partial = v->lost || analyzer_partial(v->an);
 	in.unclaimed = triage_unclaimed(state, v);
+	in.steal_known = v->steal_known;
+	in.steal_ns = v->steal_ns;
+	/* /proc/stat's steal adds the online CPUs (a backend without a per-CPU
+	 * account says none) */
+	in.ncpu = v->ncpu ? v->ncpu : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	if (v->sampling) {
 		in.sampling = v->sampling;
 		in.command_cpu_ns = v->child_cpu_ns;

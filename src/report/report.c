@@ -44,6 +44,28 @@ static void print_section_head(FILE *f, const struct report *r,
 	fputc('\n', f);
 }
 
+/*
+ * What the hypervisor took (steal) is time a CPU was not the guest's: timed
+ * here between two events it is in the interval, as in the kernel's
+ * run_delay; the kernel's CPU time (sum_exec_runtime, top) leaves it out.
+ */
+static void print_steal(FILE *f, const struct report *r)
+{
+	static const char *const held[] = {
+		[MEASURE_RUNQ] = "a wait for a CPU holds what it took from that CPU, as the "
+				 "kernel's run_delay does",
+		[MEASURE_OFFCPU] = "an off-CPU interval holds what it took while the woken "
+				   "thread waited for its CPU",
+		[MEASURE_ONCPU] = "an on-CPU slice timed between switches holds what it took "
+				  "while the thread ran; the kernel's CPU time (schedstat, top) "
+				  "leaves it out",
+	};
+
+	if (r->steal_known && r->steal_ns)
+		fprintf(f, "# the hypervisor took %.0f ms from the CPUs in the window (steal, all "
+			"CPUs added): %s\n", (double)r->steal_ns / 1e6, held[r->measure]);
+}
+
 static void print_trailer(FILE *f, const struct report *r)
 {
 	const struct an_incomplete *inc = r->inc;
@@ -162,6 +184,7 @@ static void print_trailer(FILE *f, const struct report *r)
 			"some locks) %.1f ms, other %.1f ms%s\n", (double)c->blocked_s_ns / 1e6,
 			(double)c->blocked_d_ns / 1e6, (double)c->blocked_other_ns / 1e6,
 			r->sampling ? " (split by the states sampled)" : "");
+	print_steal(f, r);
 	if (r->sampling)
 		sampled_print_footer(f, r->sampling, r->command_cpu_ns);
 }
@@ -338,6 +361,11 @@ static void print_json(FILE *f, struct report *r)
 		(long long)r->wall);
 	if (r->stopped_by)
 		json_str(f, r->stopped_by, 16);
+	else
+		fputs("null", f);
+	fputs(",\"steal_ns\":", f);
+	if (r->steal_known)
+		fprintf(f, "%" PRIu64, r->steal_ns);
 	else
 		fputs("null", f);
 	fputs("},\"events\":{", f);

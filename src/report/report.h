@@ -74,6 +74,10 @@ struct report {
 					 * (perf's context-switch records) */
 	const uint64_t *lost_cpu;	/* per CPU, ncpu entries */
 	unsigned ncpu;
+	/* live: what the hypervisor took from the CPUs in the window (steal,
+	 * all CPUs added); a recording's is not known */
+	bool steal_known;
+	uint64_t steal_ns;
 	/*
 	 * optional, an analysis's own part: more JSON members (each written
 	 * as ',"name":value'), the text printed instead of the histograms

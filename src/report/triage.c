@@ -207,6 +207,32 @@ static void print_rows(FILE *f, const struct triage_in *in)
 			"rows are short of them\n", in->rows_lost, in->rows_lost == 1 ? "" : "s");
 }
 
+/* of all CPUs' time in the window, the share the hypervisor took; < 0 unknown */
+static double steal_share(const struct triage_in *in)
+{
+	if (!in->steal_known || !in->ncpu || in->window_s <= 0)
+		return -1;
+	return (double)in->steal_ns / (in->window_s * 1e9 * in->ncpu);
+}
+
+/* a VM's host took the CPUs: the guest's run queues waited on it too */
+#define STEAL_NOTE_SHARE 0.05
+
+static void print_steal(FILE *f, const struct triage_in *in)
+{
+	double s = steal_share(in);
+
+	if (s <= 0)
+		return;
+	fprintf(f, "steal: the hypervisor took %.0f ms of the CPUs, %.1f%% of their time in "
+		"the window\n", (double)in->steal_ns / 1e6, 100 * s);
+	if (s >= STEAL_NOTE_SHARE)
+		fprintf(f, "# note: the host ran something else on this VM's CPUs (%.1f%% >= %.0f%%): "
+			"waiting for a CPU holds it (the guest's run_delay too), its CPU time "
+			"(schedstat, top) does not; the host's capacity, not this guest, is short\n",
+			100 * s, 100 * STEAL_NOTE_SHARE);
+}
+
 static void print_text(FILE *f, const struct triage_in *in, const struct verdict *v)
 {
 	char t[32];
@@ -264,6 +290,7 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 			"(taskset, cpusets) or slow load balancing keeps it off the idle CPUs; "
 			"offcpu-ftrace runqlen -O -C shows which queues\n", 100 * in->unclaimed,
 			in->th.unclaimed);
+	print_steal(f, in);
 	if (in->recovered)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", in->recovered,
@@ -322,16 +349,20 @@ static void json_rows(FILE *f, const struct triage_in *in)
 
 static void print_json(FILE *f, const struct triage_in *in, const struct verdict *v)
 {
+	char steal[24] = "null";
 	unsigned i;
+
+	if (in->steal_known)
+		snprintf(steal, sizeof(steal), "%" PRIu64, in->steal_ns);
 
 	fputs("{\"command\":\"triage\",\"scope\":", f);
 	json_str(f, in->scope, 512);
 	fprintf(f, ",\"backend\":\"%s\",\"clock\":\"%s\",\"unit\":\"usecs\",\"window\":"
-		"{\"duration_s\":%.6f},\"time_ns\":{\"running\":%" PRIu64 ",\"waiting\":%"
+		"{\"duration_s\":%.6f,\"steal_ns\":%s},\"time_ns\":{\"running\":%" PRIu64 ",\"waiting\":%"
 		PRIu64 ",\"blocked\":%" PRIu64 "},\"share\":{\"running\":%.4f,\"waiting\":%.4f,"
 		"\"blocked\":%.4f},\"blocked_ns\":{\"uninterruptible\":%" PRIu64 ",\"asleep\":%"
 		PRIu64 ",\"parents_waiting\":%" PRIu64 "}", in->backend, in->clock, in->window_s,
-		in->running_ns, in->runq_ns, in->blocked_ns, v->running, v->waiting, v->blocked,
+		steal, in->running_ns, in->runq_ns, in->blocked_ns, v->running, v->waiting, v->blocked,
 		in->blocked_d_ns, in->blocked_s_ns, in->parent_wait_ns);
 	json_hist(f, "runq", in->runq);
 	json_hist(f, "blocked", in->blocked);

@@ -76,6 +76,10 @@ struct triage_in {
 	/* CPU time idle while the threads waited on busy CPUs' queues, as a
 	 * share of all CPUs' time (cpuunclaimed); < 0 unknown (sampled) */
 	double unclaimed;
+	/* live: what the hypervisor took from the CPUs (steal, all @ncpu added) */
+	bool steal_known;
+	uint64_t steal_ns;
+	unsigned ncpu;
 	const struct backend_sampling *sampling;	/* proc: what it saw, else NULL */
 	uint64_t command_cpu_ns;	/* -- COMMAND's rusage, 0 unknown */
 	/* --by cgroup: a row per cgroup, the busiest first (--top: the rest

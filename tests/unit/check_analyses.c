@@ -361,6 +361,90 @@ static char *print_iv(enum out_format fmt, uint64_t start_ns, uint64_t end_ns, u
  */
 #define B (1000 * US)	/* the interval's start: a trace time is never 0 */
 
+/* one contended CPU: 7 waits 100 us behind 8, runs, sleeps (an interval for each analysis) */
+static void steal_schedule(void)
+{
+	wakeup(B + 10 * US, 0, 7, "a");
+	sw(B + 110 * US, 0, 8, "b", PREEMPT, 7, "a");
+	sw(B + 400 * US, 0, 7, "a", S_SLEEP, 8, "b");
+	wakeup(B + 500 * US, 1, 7, "a");
+	sw(B + 600 * US, 0, 8, "b", PREEMPT, 7, "a");
+	sw(B + 900 * US, 0, 7, "a", S_SLEEP, 8, "b");
+}
+
+/*
+ * Every report carries the window's steal: JSON's window.steal_ns (null
+ * where not read: a recording), a trailer line that says what it does to
+ * what the command measured; triage its share of the CPUs' time, and a
+ * note from 5%
+ */
+START_TEST(test_steal_every_report)
+{
+	static const struct {
+		const char *cmd, *args, *json, *text;
+	} c[] = {
+		{ "runq", "", ",\"stopped_by\":null,\"steal_ns\":",
+		  "from the CPUs in the window (steal, all CPUs added): a wait for a CPU holds "
+		  "what it took from that CPU, as the kernel's run_delay does\n" },
+		{ "offcpu", "", ",\"stopped_by\":null,\"steal_ns\":",
+		  "(steal, all CPUs added): an off-CPU interval holds what it took while the "
+		  "woken thread waited for its CPU\n" },
+		{ "oncpu", "", ",\"stopped_by\":null,\"steal_ns\":",
+		  "(steal, all CPUs added): an on-CPU slice timed between switches holds what it "
+		  "took while the thread ran; the kernel's CPU time (schedstat, top) leaves it out\n" },
+		{ "runq", "--slower 10", ",\"stopped_by\":null,\"steal_ns\":",
+		  "a wait for a CPU holds" },
+		{ "runqlen", "", ",\"stopped_by\":null,\"steal_ns\":",
+		  "a wait for a CPU holds" },
+		{ "offcpu", "--wakers", ",\"stopped_by\":null,\"steal_ns\":",
+		  "an off-CPU interval holds" },
+		{ "triage", "", "\"window\":{\"duration_s\":0.001000,\"steal_ns\":",
+		  "\nsteal: the hypervisor took 90 ms of the CPUs, 4500.0% of their time in the "
+		  "window\n# note: the host ran something else on this VM's CPUs (4500.0% >= 5%)" },
+	};
+	char want[256];
+	size_t i;
+	char *out;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		start(c[i].cmd, c[i].args);
+		steal_schedule();
+		view_steal_ns = 0;
+		out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
+		snprintf(want, sizeof(want), "%s%s}", c[i].json, "null");
+		ck_assert_msg(strstr(out, want), "%s %s: %s", c[i].cmd, c[i].args, out);
+		free(out);
+		out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
+		ck_assert_msg(!strstr(out, "hypervisor"), "%s %s: %s", c[i].cmd, c[i].args, out);
+		free(out);
+		view_steal_ns = 90000000;
+		out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
+		snprintf(want, sizeof(want), "%s%s}", c[i].json, "90000000");
+		ck_assert_msg(strstr(out, want), "%s %s: %s", c[i].cmd, c[i].args, out);
+		free(out);
+		out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
+		ck_assert_msg(strstr(out, c[i].text), "%s %s: %s", c[i].cmd, c[i].args, out);
+		if (strcmp(c[i].cmd, "triage"))
+			ck_assert_msg(strstr(out, "\n# the hypervisor took 90 ms from the CPUs"),
+				      "%s %s: %s", c[i].cmd, c[i].args, out);
+		free(out);
+		view_steal_ns = 0;
+		stop();
+	}
+	/* triage under the note's 5%: the share alone (2 CPUs, 1 s: 40 ms is 2%) */
+	start("triage", "");
+	steal_schedule();
+	view_steal_ns = 40000000;
+	out = print_iv(FMT_BCC, B, B + 1000000 * US, 2);
+	ck_assert_msg(strstr(out, "\nsteal: the hypervisor took 40 ms of the CPUs, 2.0% of their "
+				  "time in the window\n"), "%s", out);
+	ck_assert_ptr_null(strstr(out, "# note: the host ran"));
+	free(out);
+	view_steal_ns = 0;
+	stop();
+}
+END_TEST
+
 START_TEST(test_runqlen_time_weighted)
 {
 	struct sched_event w = { .cpu = 1, .type = SEV_WAKEUP, .comm = "w", .has_target = true,
@@ -766,6 +850,9 @@ START_TEST(test_profile_accounts)
 	ck_assert_msg(strstr(out, "\n# the hypervisor took 90 ms from the CPUs in the window (steal, "
 				  "all CPUs added): on-CPU time timed between switches holds what "
 				  "it took while a thread ran;"), "%s", out);
+	/* said once: the report's trailer leaves it to profile's footer */
+	ck_assert_msg(!strstr(strstr(out, "# the hypervisor took") + 21, "hypervisor took"), "%s",
+		      out);
 	free(out);
 	view_steal_ns = 0;
 	stop();
@@ -1184,6 +1271,7 @@ int main(void)
 	tcase_add_test(tc, test_runq_onto_idle);
 	tcase_add_test(tc, test_runq_woken_in_idle);
 	tcase_add_test(tc, test_profile_accounts);
+	tcase_add_test(tc, test_steal_every_report);
 	tcase_add_test(tc, test_profile_samples);
 	tcase_add_test(tc, test_profile_by_cgroup);
 	tcase_add_test(tc, test_triage_by_cgroup);
