@@ -174,6 +174,16 @@ burst() {
 	fi
 }
 
+# bt_misses PID: how many times the kernel skipped bpftrace PID's programs
+# (the sum of recursion_misses in /proc/PID/fdinfo, 5.12+: a program
+# that would have run while another BPF program or a bpf() map call held
+# the CPU is not run, so bpftrace's numbers lack that event); empty where
+# unknown. Read before stop_bpftrace.
+bt_misses() {
+	cat /proc/"$1"/fdinfo/* 2> /dev/null |
+		awk '$1 == "recursion_misses:" { n++; s += $2 } END { if (n) print s }'
+}
+
 # stop_bpftrace PID: SIGINT (bpftrace prints its maps and exits); bpftrace
 # 0.17 sometimes ignores it under load (docs/performance.md, "bpftrace
 # exit"): SIGTERM after 20 s, which prints the maps as well, SIGKILL after

@@ -30,6 +30,10 @@ for k in a:
         continue
     if k == "window":
         a[k].pop("end_time"); b[k].pop("end_time")
+        # read live from /proc/stat (a number, or null where absent); a report's is null
+        assert b[k].pop("steal_ns") is None, b[k]
+        steal = a[k].pop("steal_ns")
+        assert steal is None or (isinstance(steal, int) and steal >= 0), steal
     if k == "incomplete":
         # sized live from the threads' schedstat: a report has no such source
         a[k].pop("unmeasured_ns", None); a[k].pop("unmeasured_unsized", None)
