@@ -8,6 +8,13 @@
  * 5 ms four times, so that each CPU goes idle and comes back. Where the
  * kernel loses tracepoint hits of an idle CPU (seen on a patched 6.18),
  * the tracepoint counts fewer than the counter. Counting only: no rings.
+ *
+ * On a busy host a CPU may not idle at all in the probe (another task runs
+ * while the sleeper sleeps), and then the hits such a kernel loses had no
+ * chance to occur: a third member counts the switches to the idle task
+ * (the tracepoint filtered to next_pid == 0, recorded on any kernel: their
+ * prev is not idle). A CPU with none says nothing, and no losses with
+ * such a CPU is DROPS_BUSY, not DROPS_NONE.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -75,11 +82,15 @@ static long switch_id(const char *tracefs)
 	return id;
 }
 
-/* Open CPU @cpu's group (leader: the counter); 0 or a negative errno. */
-static int open_group(int cpu, long id, int fd[2])
+/*
+ * Open CPU @cpu's group (leader: the counter; the tracepoint; the
+ * tracepoint's switches to idle, fd[2] -1 where the kernel refuses the
+ * filter); 0 or a negative errno.
+ */
+static int open_group(int cpu, long id, int fd[3])
 {
 	struct perf_event_attr a;
-	long l, m;
+	long l, m, k;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -102,15 +113,63 @@ static int open_group(int cpu, long id, int fd[2])
 		close((int)l);
 		return ret;
 	}
+	k = perf_open(&a, cpu, (int)l);
+	if (k >= 0 && ioctl((int)k, PERF_EVENT_IOC_SET_FILTER, "next_pid == 0")) {
+		close((int)k);
+		k = -1;
+	}
 	fd[0] = (int)l;
 	fd[1] = (int)m;
+	fd[2] = k < 0 ? -1 : (int)k;
 	return 0;
+}
+
+/* What CPU @i's group counted, into @p's next entry; false if unreadable. */
+static bool read_group(struct drop_probe *p, unsigned i, const int fd[3])
+{
+	struct {
+		uint64_t nr, v[3];
+	} r;
+	ssize_t want = (ssize_t)(sizeof(uint64_t) * (fd[2] >= 0 ? 4 : 3));
+
+	memset(&r, 0, sizeof(r));
+	ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	if (read(fd[0], &r, sizeof(r)) != want || r.nr != (fd[2] >= 0 ? 3u : 2u))
+		return false;
+	p->cpu[p->ncpu].cpu = (int)i;
+	p->cpu[p->ncpu].switches = r.v[0];
+	p->cpu[p->ncpu].recorded = r.v[1];
+	p->cpu[p->ncpu].to_idle = fd[2] >= 0 ? (int64_t)r.v[2] : -1;
+	p->switches += r.v[0];
+	p->recorded += r.v[1];
+	/* a couple of hits apart is the enable racing a switch */
+	if (r.v[0] > r.v[1] + 1)
+		p->cpu[p->ncpu].drops = true;
+	p->ncpu++;
+	return true;
+}
+
+/* SEEN where a CPU lost hits; NONE where none did and each idled; else BUSY */
+static enum drop_result verdict(const struct drop_probe *p)
+{
+	bool busy = false;
+	unsigned i;
+
+	if (p->switches < (uint64_t)PROBE_SLEEPS)
+		return DROPS_UNKNOWN;
+	for (i = 0; i < p->ncpu; i++) {
+		if (p->cpu[i].drops)
+			return DROPS_SEEN;
+		if (p->cpu[i].to_idle == 0)
+			busy = true;
+	}
+	return busy ? DROPS_BUSY : DROPS_NONE;
 }
 
 int drop_probe_run(const char *tracefs, struct drop_probe *p)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN), id = switch_id(tracefs);
-	int (*fd)[2] = NULL;
+	int (*fd)[3] = NULL;
 	struct sleeper *sl = NULL;
 	unsigned i, ncpu;
 	cpu_set_t online;
@@ -132,7 +191,7 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 		goto out;
 	}
 	for (i = 0; i < ncpu; i++) {
-		fd[i][0] = fd[i][1] = -1;
+		fd[i][0] = fd[i][1] = fd[i][2] = -1;
 		sl[i].cpu = (int)i;
 		/* a CPU we may not run on (cpuset) cannot be probed */
 		if (!CPU_ISSET(i, &online))
@@ -154,32 +213,14 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 	for (i = 0; i < ncpu; i++)
 		if (sl[i].started)
 			pthread_join(sl[i].th, NULL);
-	for (i = 0; i < ncpu; i++) {
-		struct {
-			uint64_t nr, v[2];
-		} r;
-
-		if (fd[i][0] < 0)
-			continue;
-		ioctl(fd[i][0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-		if (read(fd[i][0], &r, sizeof(r)) != (ssize_t)sizeof(r) || r.nr != 2)
-			continue;
-		p->cpu[p->ncpu].cpu = (int)i;
-		p->cpu[p->ncpu].switches = r.v[0];
-		p->cpu[p->ncpu].recorded = r.v[1];
-		p->switches += r.v[0];
-		p->recorded += r.v[1];
-		/* a couple of hits apart is the enable racing a switch */
-		if (r.v[0] > r.v[1] + 1)
-			p->cpu[p->ncpu].drops = true;
-		p->ncpu++;
-	}
-	p->result = p->switches < (uint64_t)PROBE_SLEEPS ? DROPS_UNKNOWN : DROPS_NONE;
-	for (i = 0; i < p->ncpu; i++)
-		if (p->cpu[i].drops)
-			p->result = DROPS_SEEN;
+	for (i = 0; i < ncpu; i++)
+		if (fd[i][0] >= 0)
+			read_group(p, i, fd[i]);
+	p->result = verdict(p);
 out:
 	for (i = 0; fd && i < ncpu; i++) {
+		if (fd[i][2] >= 0)
+			close(fd[i][2]);
 		if (fd[i][1] >= 0)
 			close(fd[i][1]);
 		if (fd[i][0] >= 0)

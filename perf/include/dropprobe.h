@@ -15,8 +15,11 @@
 
 enum drop_result {
 	DROPS_UNKNOWN,		/* not probed, or too few switches to tell */
-	DROPS_NONE,		/* every switch reached the tracepoint */
+	DROPS_NONE,		/* every switch reached the tracepoint, every CPU idled */
 	DROPS_SEEN,		/* some CPU lost tracepoint hits */
+	DROPS_BUSY,		/* none lost, but some CPU never idled in the probe
+				 * (a busy host): the hits this kernel may lose, of
+				 * an idle CPU's idle task, had no chance to occur */
 };
 
 struct drop_probe {
@@ -27,6 +30,7 @@ struct drop_probe {
 		int cpu;
 		uint64_t switches;	/* the scheduler's count */
 		uint64_t recorded;	/* sched_switch hits */
+		int64_t to_idle;	/* ... of them to the idle task, -1 unknown */
 		bool drops;
 	} cpu[DROP_PROBE_CPUS];
 };

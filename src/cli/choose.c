@@ -187,6 +187,13 @@ void backend_choose(const struct host_caps *c, const char *want, enum hist_refus
 			 "CPU %s (probe: %llu of %llu switches recorded); perf's context-switch "
 			 "records have them", c->drop_cpus, (unsigned long long)c->drop_recorded,
 			 (unsigned long long)c->drop_switches);
+	} else if (perf_ok(c) && ring_ok(c) && c->drops == DROPS_BUSY && !hist_ok(c, no_hist)) {
+		/* no answer: the backend that is exact either way */
+		out->kind = BK_PERF;
+		out->reason = CHOSEN_DROPS;
+		snprintf(out->why, sizeof(out->why), "whether this kernel loses sched_switch "
+			 "hits of an idle CPU is not known (a CPU did not idle during the probe: a "
+			 "busy host); perf's context-switch records have every switch either way");
 	} else if (hist_ok(c, no_hist)) {
 		out->kind = BK_HIST;
 		out->reason = CHOSEN_HIST;

@@ -87,6 +87,13 @@ static void print_drops(const struct host *h)
 		printf("switches recorded:    all (probe: %llu of %llu context switches "
 		       "reached sched_switch)\n", (unsigned long long)c->drop_recorded,
 		       (unsigned long long)c->drop_switches);
+	else if (c->drops == DROPS_BUSY)
+		printf("switches recorded:    not known: a CPU did not idle during the probe (a "
+		       "busy host), and the hits some kernels lose are an idle CPU's (probe: "
+		       "%llu of %llu context switches reached sched_switch); auto uses perf's "
+		       "context-switch records where it would use the ring; run info on an "
+		       "idle host for the answer\n", (unsigned long long)c->drop_recorded,
+		       (unsigned long long)c->drop_switches);
 	else if (c->perf_allowed && c->tfs_found && !choose_needs_drop_probe(c, "auto"))
 		printf("switches recorded:    not probed (tracefs is not writable here: auto picks "
 		       "perf anyway)\n");
@@ -633,7 +640,8 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	} else {
 		printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,\"cpus\":[%s]}",
 		       h->caps.drops == DROPS_SEEN ? "seen" : h->caps.drops == DROPS_NONE ?
-		       "none" : "unknown", (unsigned long long)h->caps.drop_switches,
+		       "none" : h->caps.drops == DROPS_BUSY ? "busy" : "unknown",
+		       (unsigned long long)h->caps.drop_switches,
 		       (unsigned long long)h->caps.drop_recorded, h->caps.drop_cpus);
 	}
 	printf(",\"backends\":{");

@@ -523,7 +523,8 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 		backend_choose_sampling(caps, o->backend, run_hist_refusal(o), &ch);
 	else
 		backend_choose(caps, o->backend, run_hist_refusal(o), &ch);
-	r->drops_seen = caps->drops == DROPS_SEEN;
+	/* losses seen, or not ruled out on a busy host: fill from sched_waking */
+	r->drops_seen = caps->drops == DROPS_SEEN || caps->drops == DROPS_BUSY;
 	if (caps->stale > 0) {
 		char stale[400];
 

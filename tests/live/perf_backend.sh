@@ -85,3 +85,29 @@ if command -v setpriv >/dev/null; then
 	fi
 	check_restored "unprivileged"
 fi
+
+# a busy host: with a spinner on every CPU none idles during the drop
+# probe, so it cannot tell whether this kernel loses an idle CPU's switch
+# hits: 'busy', and auto takes perf (exact either way), not the ring
+spin=""
+for c in $(seq 0 $(( $(nproc) - 1 ))); do
+	taskset -c "$c" sh -c 'while :; do :; done' &
+	spin="$spin $!"
+	BG_PIDS="$BG_PIDS $!"
+done
+"$BIN" info --json > "$TMP/busy.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "info beside spinners failed"; }
+"$BIN" runq --format=json 0.5 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "runq beside spinners failed"; }
+kill $spin; wait $spin 2> /dev/null
+"$PY" - "$TMP/busy.json" "$TMP/o" <<'PY' || fail "the drop probe on a busy host"
+import json, sys
+info, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+d = info["switch_drops"]
+assert d is not None and d["result"] == "busy", d
+hist = info["backends"]["runq"]["backend"] == "hist"
+if not hist:
+    assert run["backend"] == "perf", run["backend"]
+    assert "a CPU did not idle during the probe" in run["backend_why"], run["backend_why"]
+print("# busy host: probe %s (%d of %d switches recorded), auto runq: %s" %
+      (d["result"], d["recorded"], d["switches"], run["backend"]))
+PY
+check_restored "the drop probe beside spinners"

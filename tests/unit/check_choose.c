@@ -116,6 +116,22 @@ START_TEST(test_drops)
 	c.hist = false;
 	backend_choose(&c, "auto", HIST_CAN, &ch);
 	ck_assert_int_eq(ch.kind, BK_RING);
+	/* a busy host: the probe could not tell, perf is exact either way */
+	c.drops = DROPS_BUSY;
+	backend_choose(&c, "auto", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_PERF);
+	ck_assert_int_eq(ch.reason, CHOSEN_DROPS);
+	ck_assert_msg(strstr(ch.why, "not known (a CPU did not idle during the probe: a busy "
+				    "host)"), "%s", ch.why);
+	/* ... but where the kernel aggregates, that: its cost is the lowest */
+	c.hist = true;
+	backend_choose(&c, "auto", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_HIST);
+	/* ... and without perf, the ring */
+	c.hist = false;
+	c.perf_allowed = false;
+	backend_choose(&c, "auto", HIST_CAN, &ch);
+	ck_assert_int_eq(ch.kind, BK_RING);
 }
 END_TEST
 
