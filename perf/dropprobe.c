@@ -13,8 +13,10 @@
  * while the sleeper sleeps), and then the hits such a kernel loses had no
  * chance to occur: a third member counts the switches to the idle task
  * (the tracepoint filtered to next_pid == 0, recorded on any kernel: their
- * prev is not idle). A CPU with none says nothing, and no losses with
- * such a CPU is DROPS_BUSY, not DROPS_NONE.
+ * prev is not idle). A CPU with fewer than two (the sleeper's exit is
+ * one, with no way back from idle in the probe) says nothing, and no
+ * losses with such a CPU is DROPS_BUSY, not DROPS_NONE. A kernel that
+ * refuses the filter answers as before the third member (NONE).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -149,8 +151,7 @@ static bool read_group(struct drop_probe *p, unsigned i, const int fd[3])
 	return true;
 }
 
-/* SEEN where a CPU lost hits; NONE where none did and each idled; else BUSY */
-static enum drop_result verdict(const struct drop_probe *p)
+enum drop_result drop_probe_verdict(const struct drop_probe *p)
 {
 	bool busy = false;
 	unsigned i;
@@ -160,7 +161,11 @@ static enum drop_result verdict(const struct drop_probe *p)
 	for (i = 0; i < p->ncpu; i++) {
 		if (p->cpu[i].drops)
 			return DROPS_SEEN;
-		if (p->cpu[i].to_idle == 0)
+		/*
+		 * idled and came back at least once: two switches to idle (the
+		 * sleeper's exit alone is one, with no way back in the probe)
+		 */
+		if (p->cpu[i].to_idle >= 0 && p->cpu[i].to_idle < 2)
 			busy = true;
 	}
 	return busy ? DROPS_BUSY : DROPS_NONE;
@@ -186,12 +191,14 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 		ncpu = DROP_PROBE_CPUS;
 	fd = calloc(ncpu, sizeof(*fd));
 	sl = calloc(ncpu, sizeof(*sl));
+	/* every fd -1 before any can be opened: the cleanup closes what is not */
+	for (i = 0; fd && i < ncpu; i++)
+		fd[i][0] = fd[i][1] = fd[i][2] = -1;
 	if (!fd || !sl) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < ncpu; i++) {
-		fd[i][0] = fd[i][1] = fd[i][2] = -1;
 		sl[i].cpu = (int)i;
 		/* a CPU we may not run on (cpuset) cannot be probed */
 		if (!CPU_ISSET(i, &online))
@@ -216,7 +223,7 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 	for (i = 0; i < ncpu; i++)
 		if (fd[i][0] >= 0)
 			read_group(p, i, fd[i]);
-	p->result = verdict(p);
+	p->result = drop_probe_verdict(p);
 out:
 	for (i = 0; fd && i < ncpu; i++) {
 		if (fd[i][2] >= 0)

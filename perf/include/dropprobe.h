@@ -15,7 +15,9 @@
 
 enum drop_result {
 	DROPS_UNKNOWN,		/* not probed, or too few switches to tell */
-	DROPS_NONE,		/* every switch reached the tracepoint, every CPU idled */
+	DROPS_NONE,		/* every switch reached the tracepoint, and every CPU
+				 * idled and came back (where the kernel counts
+				 * switches to idle: to_idle >= 0) */
 	DROPS_SEEN,		/* some CPU lost tracepoint hits */
 	DROPS_BUSY,		/* none lost, but some CPU never idled in the probe
 				 * (a busy host): the hits this kernel may lose, of
@@ -30,7 +32,8 @@ struct drop_probe {
 		int cpu;
 		uint64_t switches;	/* the scheduler's count */
 		uint64_t recorded;	/* sched_switch hits */
-		int64_t to_idle;	/* ... of them to the idle task, -1 unknown */
+		int64_t to_idle;	/* ... of them to the idle task, -1 unknown
+					 * (the kernel refused the filter) */
 		bool drops;
 	} cpu[DROP_PROBE_CPUS];
 };
@@ -41,6 +44,8 @@ struct drop_probe {
  * answer in @p, possibly DROPS_UNKNOWN) or a negative errno.
  */
 int drop_probe_run(const char *tracefs, struct drop_probe *p);
+/* @p's answer from its per-CPU counts (drop_probe_run sets p->result so). */
+enum drop_result drop_probe_verdict(const struct drop_probe *p);
 /* The CPUs that lost hits, as "1,3" (empty if none). */
 void drop_probe_cpus(const struct drop_probe *p, char *buf, size_t len);
 

@@ -576,9 +576,9 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 	in.unclaimed = triage_unclaimed(state, v);
 	in.steal_known = v->steal_known;
 	in.steal_ns = v->steal_ns;
-	/* /proc/stat's steal adds the online CPUs (a backend without a per-CPU
-	 * account says none) */
-	in.ncpu = v->ncpu ? v->ncpu : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	/* /proc/stat's steal grows on the online CPUs (v->ncpu is the
+	 * backend's count, possible CPUs on some) */
+	in.ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	if (v->sampling) {
 		in.sampling = v->sampling;
 		in.command_cpu_ns = v->child_cpu_ns;

@@ -301,6 +301,7 @@ void host_caps_probe(const char *tracefs, bool drops, struct host_caps *c)
 			c->drop_switches = p->switches;
 			c->drop_recorded = p->recorded;
 			drop_probe_cpus(p, c->drop_cpus, sizeof(c->drop_cpus));
+			c->drop_idle_counted = p->ncpu && p->cpu[0].to_idle >= 0;
 		}
 		free(p);
 	}

@@ -48,6 +48,8 @@ struct host_caps {
 	enum drop_result drops;
 	char drop_cpus[128];
 	uint64_t drop_switches, drop_recorded;
+	bool drop_idle_counted;		/* the probe counted switches to idle (a
+					 * filtered tracepoint): BUSY can be told */
 	/* proc: /proc/<pid>/task/<tid>/schedstat readable */
 	bool proc_ok;
 	/* instances of runs killed by SIGKILL, still recording (tfs_stale_instances) */

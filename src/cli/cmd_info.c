@@ -638,11 +638,13 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	if (h->caps.drops == DROPS_UNKNOWN && !(h->caps.perf_allowed && h->caps.tfs_found)) {
 		printf("null");
 	} else {
-		printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,\"cpus\":[%s]}",
+		printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,\"cpus\":[%s],"
+		       "\"idle_counted\":%s}",
 		       h->caps.drops == DROPS_SEEN ? "seen" : h->caps.drops == DROPS_NONE ?
 		       "none" : h->caps.drops == DROPS_BUSY ? "busy" : "unknown",
 		       (unsigned long long)h->caps.drop_switches,
-		       (unsigned long long)h->caps.drop_recorded, h->caps.drop_cpus);
+		       (unsigned long long)h->caps.drop_recorded, h->caps.drop_cpus,
+		       h->caps.drop_idle_counted ? "true" : "false");
 	}
 	printf(",\"backends\":{");
 	print_choices(h, true);

@@ -60,10 +60,21 @@ static void print_steal(FILE *f, const struct report *r)
 				  "while the thread ran; the kernel's CPU time (schedstat, top) "
 				  "leaves it out",
 	};
+	/* the proc backend's totals are the kernel's: off-CPU is wall minus CPU time */
+	static const char *const sampled[] = {
+		[MEASURE_RUNQ] = "a wait for a CPU holds what it took from that CPU, as the "
+				 "kernel's run_delay does",
+		[MEASURE_OFFCPU] = "off-CPU time here is wall minus the kernel's CPU time, so "
+				   "it holds what it took while a thread ran, as well as while "
+				   "a woken thread waited",
+		[MEASURE_ONCPU] = "on-CPU time here is the kernel's CPU time, which leaves out "
+				  "what it took while a thread ran",
+	};
 
 	if (r->steal_known && r->steal_ns)
 		fprintf(f, "# the hypervisor took %.0f ms from the CPUs in the window (steal, all "
-			"CPUs added): %s\n", (double)r->steal_ns / 1e6, held[r->measure]);
+			"CPUs added): %s\n", (double)r->steal_ns / 1e6,
+			(r->sampling ? sampled : held)[r->measure]);
 }
 
 static void print_trailer(FILE *f, const struct report *r)

@@ -175,10 +175,11 @@ burst() {
 }
 
 # bt_misses PID: how many times the kernel skipped bpftrace PID's programs
-# (the sum of recursion_misses in /proc/PID/fdinfo, 5.12+: a program
-# that would have run while another BPF program or a bpf() map call held
-# the CPU is not run, so bpftrace's numbers lack that event); empty where
-# unknown. Read before stop_bpftrace.
+# (the sum of recursion_misses in /proc/PID/fdinfo: a program that would
+# have run while another BPF program or a bpf() map call held the CPU is
+# not run, so bpftrace's numbers lack that event); empty where fdinfo has
+# no such line. Tracepoint programs' misses are counted from 6.7 on: 0
+# before says nothing. Read before stop_bpftrace.
 bt_misses() {
 	cat /proc/"$1"/fdinfo/* 2> /dev/null |
 		awk '$1 == "recursion_misses:" { n++; s += $2 } END { if (n) print s }'

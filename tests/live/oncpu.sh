@@ -44,8 +44,8 @@ out, wl, what = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.
 bt = open(sys.argv[4]).read() if len(sys.argv) > 4 else ""
 misses = int(sys.argv[5]) if len(sys.argv) > 5 and sys.argv[5] else None
 print("%s: backend %s, %d switches from perf's context-switch records, bpftrace's programs "
-      "skipped %s times" % (what, out["backend"], out["events"]["switch_records"],
-                            "?" if misses is None else misses))
+      "skipped %s times (recursion_misses; counted for tracepoint programs from 6.7)" %
+      (what, out["backend"], out["events"]["switch_records"], "?" if misses is None else misses))
 bsum = {int(a): int(b) for a, b in re.findall(r"@sum\[(\d+)\]: (\d+)", bt)}
 bcnt = {int(a): int(b) for a, b in re.findall(r"@cnt\[(\d+)\]: (\d+)", bt)}
 assert out["command"] == "oncpu" and out["key"] == "tid", out["command"]

@@ -90,11 +90,12 @@ fi
 # probe, so it cannot tell whether this kernel loses an idle CPU's switch
 # hits: 'busy', and auto takes perf (exact either way), not the ring
 spin=""
-for c in $(seq 0 $(( $(nproc) - 1 ))); do
+for c in $("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)))'); do	# a cpuset's
 	taskset -c "$c" sh -c 'while :; do :; done' &
 	spin="$spin $!"
 	BG_PIDS="$BG_PIDS $!"
 done
+sleep 0.3	# each on its CPU
 "$BIN" info --json > "$TMP/busy.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "info beside spinners failed"; }
 "$BIN" runq --format=json 0.5 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "runq beside spinners failed"; }
 kill $spin; wait $spin 2> /dev/null
@@ -102,7 +103,12 @@ kill $spin; wait $spin 2> /dev/null
 import json, sys
 info, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 d = info["switch_drops"]
-assert d is not None and d["result"] == "busy", d
+assert d is not None, "no drop probe beside spinners"
+if not d["idle_counted"]:
+    print("# busy host: this kernel refuses the probe's filter on a perf tracepoint event: "
+          "it cannot tell a busy host (%s)" % d["result"])
+    sys.exit(0)
+assert d["result"] == "busy", d
 hist = info["backends"]["runq"]["backend"] == "hist"
 if not hist:
     assert run["backend"] == "perf", run["backend"]

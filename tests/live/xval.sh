@@ -101,8 +101,8 @@ for t in wl["threads"]:
             print("  bpftrace's programs were skipped %d times (recursion_misses): its numbers "
                   "lack those events, not checked against" % misses)
             continue
-        print("  disagree (the kernel skipped bpftrace's programs %s times); the thread's "
-              "run_delay (schedstat, all its waits) %d ns, --compat=bcc %d ns / %d" %
+        print("  disagree (the kernel skipped bpftrace's programs %s times, counted for "
+              "tracepoint programs from 6.7); the thread's run_delay (schedstat, all its waits) %d ns, --compat=bcc %d ns / %d" %
               ("an unknown number of" if misses is None else misses, t["run_delay_ns"],
                h["sum_ns"], h["count"]))
         ok = False

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "dropprobe.h"
 #include "fixture.h"
 #include "perfrec.h"
 
@@ -665,6 +666,57 @@ START_TEST(test_raw_size)
 }
 END_TEST
 
+/* the drop probe's verdict from its per-CPU counts */
+static void probe_cpu(struct drop_probe *p, uint64_t sw, uint64_t rec, int64_t to_idle)
+{
+	unsigned i = p->ncpu++;
+
+	p->cpu[i].cpu = (int)i;
+	p->cpu[i].switches = sw;
+	p->cpu[i].recorded = rec;
+	p->cpu[i].to_idle = to_idle;
+	p->cpu[i].drops = sw > rec + 1;
+	p->switches += sw;
+	p->recorded += rec;
+}
+
+START_TEST(test_drop_verdict)
+{
+	struct drop_probe *p = calloc(1, sizeof(*p));
+
+	ck_assert_ptr_nonnull(p);
+	/* both CPUs idled (4 sleeps: 4 to idle, 1 more at exit), all recorded */
+	probe_cpu(p, 10, 10, 5);
+	probe_cpu(p, 10, 10, 5);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_NONE);
+	/* CPU 1 lost its switches from idle */
+	memset(p, 0, sizeof(*p));
+	probe_cpu(p, 10, 10, 5);
+	probe_cpu(p, 10, 6, 5);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_SEEN);
+	/* CPU 1 busy all along (never idle, or only at the sleeper's exit) */
+	memset(p, 0, sizeof(*p));
+	probe_cpu(p, 10, 10, 5);
+	probe_cpu(p, 9, 9, 1);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_BUSY);
+	p->cpu[1].to_idle = 0;
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_BUSY);
+	/* losses seen on one CPU outweigh another's being busy */
+	p->cpu[0].drops = true;
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_SEEN);
+	/* a kernel without the filter (to_idle -1): as before, NONE */
+	memset(p, 0, sizeof(*p));
+	probe_cpu(p, 10, 10, -1);
+	probe_cpu(p, 10, 10, -1);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_NONE);
+	/* too few switches to tell */
+	memset(p, 0, sizeof(*p));
+	probe_cpu(p, 2, 2, 2);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_UNKNOWN);
+	free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("perfrec");
@@ -680,6 +732,7 @@ int main(void)
 	tcase_add_test(tc, test_switch_records);
 	tcase_add_test(tc, test_lost_and_others);
 	tcase_add_test(tc, test_comm_record);
+	tcase_add_test(tc, test_drop_verdict);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
