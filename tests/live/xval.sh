@@ -80,7 +80,8 @@ bmax = {int(a): int(b) for a, b in re.findall(r"@max\[(\d+)\]: (\d+)", bt)}
 # runs of bpftrace's programs the kernel skipped: events its maps lack
 misses = int(sys.argv[2]) if sys.argv[2] else None
 wl = json.load(open(d + "/wl.json"))
-btc = {g["tid"]: g for g in json.load(open(d + "/bt-compat.json"))["groups"]}
+ours = json.load(open(d + "/bt-compat.json"))
+btc = {g["tid"]: g for g in ours["groups"]}
 bcc = {g["tid"]: g for g in json.load(open(d + "/bcc-compat.json"))["groups"]}
 ok = True
 for t in wl["threads"]:
@@ -102,9 +103,12 @@ for t in wl["threads"]:
                   "lack those events, not checked against" % misses)
             continue
         print("  disagree (the kernel skipped bpftrace's programs %s times, counted for "
-              "tracepoint programs from 6.7); the thread's run_delay (schedstat, all its waits) %d ns, --compat=bcc %d ns / %d" %
+              "tracepoint programs from 6.7); the thread's run_delay (schedstat, all its "
+              "waits) %d ns, --compat=bcc %d ns / %d; ours: %d of its waits not measured, "
+              "%d switches from perf's records, partial %s" %
               ("an unknown number of" if misses is None else misses, t["run_delay_ns"],
-               h["sum_ns"], h["count"]))
+               h["sum_ns"], h["count"], g["unmeasured"], ours["events"]["switch_records"],
+               ours["partial"]))
         ok = False
     if abs(extra - rplus.get(tid, 0)) > 3:
         ok = False
