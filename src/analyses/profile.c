@@ -815,13 +815,6 @@ static void footer(FILE *f, const struct out *a)
 			nun, nun == 1 ? "row has" : "rows have", (double)un / 1e6,
 			a->v->backend && strcmp(a->v->backend, "perf") ?
 			": --backend=perf has every switch (its context-switch records)" : "");
-	if (a->v->steal_known && a->v->steal_ns)
-		fprintf(f, "# the hypervisor took %.0f ms from the CPUs in the window (steal, all "
-			"CPUs added): %s\n", (double)a->v->steal_ns / 1e6, p->totals ?
-			"the kernel's CPU time leaves it out, so what it took while a thread ran "
-			"is counted here as off-CPU" : "on-CPU time timed between switches holds "
-			"what it took while a thread ran; the kernel's CPU time (schedstat, top) "
-			"leaves it out");
 	if (p->overflow_ns)
 		fprintf(f, "# %.3f ms beyond --max-stacks, not shown\n", (double)p->overflow_ns / 1e6);
 	if (p->threads_over)
@@ -891,11 +884,7 @@ static void json_extra(FILE *f, void *arg)
 	}
 	nun = unplaced(a, &un);
 	fprintf(f, "],\"stacks\":%zu,\"overflow_ns\":%" PRIu64 ",\"unplaced_threads\":%zu,"
-		"\"unplaced_ns\":%" PRIu64 ",\"steal_ns\":", p->n, p->overflow_ns, nun, un);
-	if (a->v->steal_known)
-		fprintf(f, "%" PRIu64 "}", a->v->steal_ns);
-	else
-		fputs("null}", f);
+		"\"unplaced_ns\":%" PRIu64 "}", p->n, p->overflow_ns, nun, un);
 }
 
 static int print_svg(struct out *a, struct report *rep, FILE *f)
@@ -955,8 +944,6 @@ static int print_out(struct out *a, enum out_format fmt, FILE *f)
 		return histan_emit(f, fmt, &rep);
 	}
 	rep.key = KEY_NONE;
-	/* the footer says the steal, and what it does to a profile's kinds */
-	rep.steal_known = false;
 	if (fmt == FMT_SVG)
 		return print_svg(a, &rep, f);
 	if (p->o->folded) {

@@ -68,7 +68,8 @@ static void print_steal(FILE *f, const struct report *r)
 				   "it holds what it took while a thread ran, as well as while "
 				   "a woken thread waited",
 		[MEASURE_ONCPU] = "on-CPU time here is the kernel's CPU time, which leaves out "
-				  "what it took while a thread ran",
+				  "what it took while a thread ran (off-CPU, wall minus CPU "
+				  "time, holds it)",
 	};
 
 	if (r->steal_known && r->steal_ns)

@@ -374,6 +374,16 @@ static void steal_schedule(void)
 	sw(B + 900 * US, 0, 7, "a", S_SLEEP, 8, "b");
 }
 
+/* @cmd's interval in @fmt holds @want (or, !@present, does not) */
+static void steal_expect(const char *cmd, enum out_format fmt, const char *want, bool present)
+{
+	char *out = print_iv(fmt, B, B + 1000 * US, 2);
+
+	ck_assert_msg(!strstr(out, want) == !present, "%s: %s %s in: %s", cmd,
+		      present ? "no" : "unwanted", want, out);
+	free(out);
+}
+
 /*
  * Every report carries the window's steal: JSON's window.steal_ns (null
  * where not read: a recording), a trailer line that says what it does to
@@ -416,25 +426,16 @@ START_TEST(test_steal_every_report)
 		start(c[i].cmd, c[i].args);
 		steal_schedule();
 		view_steal_ns = 0;
-		out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
 		snprintf(want, sizeof(want), "%s%s}", c[i].json, "null");
-		ck_assert_msg(strstr(out, want), "%s %s: %s", c[i].cmd, c[i].args, out);
-		free(out);
-		out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
-		ck_assert_msg(!strstr(out, "hypervisor"), "%s %s: %s", c[i].cmd, c[i].args, out);
-		free(out);
+		steal_expect(c[i].cmd, FMT_JSON, want, true);
+		steal_expect(c[i].cmd, FMT_BCC, "hypervisor", false);
 		view_steal_ns = 90000000;
-		out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
 		snprintf(want, sizeof(want), "%s%s}", c[i].json, "90000000");
-		ck_assert_msg(strstr(out, want), "%s %s: %s", c[i].cmd, c[i].args, out);
-		free(out);
-		out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
-		ck_assert_msg(strstr(out, c[i].text ? c[i].text : share), "%s %s: %s", c[i].cmd,
-			      c[i].args, out);
+		steal_expect(c[i].cmd, FMT_JSON, want, true);
+		steal_expect(c[i].cmd, FMT_BCC, c[i].text ? c[i].text : share, true);
 		if (strcmp(c[i].cmd, "triage"))
-			ck_assert_msg(strstr(out, "\n# the hypervisor took 90 ms from the CPUs"),
-				      "%s %s: %s", c[i].cmd, c[i].args, out);
-		free(out);
+			steal_expect(c[i].cmd, FMT_BCC, "\n# the hypervisor took 90 ms from the CPUs",
+				     true);
 		view_steal_ns = 0;
 		stop();
 	}
@@ -442,12 +443,8 @@ START_TEST(test_steal_every_report)
 	start("runq", "");
 	steal_schedule();
 	view_steal_zero = true;
-	out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
-	ck_assert_msg(strstr(out, ",\"stopped_by\":null,\"steal_ns\":0}"), "%s", out);
-	free(out);
-	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
-	ck_assert_msg(!strstr(out, "hypervisor"), "%s", out);
-	free(out);
+	steal_expect("runq", FMT_JSON, ",\"stopped_by\":null,\"steal_ns\":0}", true);
+	steal_expect("runq", FMT_BCC, "hypervisor", false);
 	view_steal_zero = false;
 	stop();
 	/* triage under the note's 5%: the share alone (1 s: 40 ms of the online CPUs) */
@@ -859,18 +856,20 @@ START_TEST(test_profile_accounts)
 					  "\"runq_ns\":200000,\"off_cpu_ns\":100000,"
 					  "\"off_cpu_s_ns\":0,\"off_cpu_d_ns\":0,"
 					  "\"off_cpu_other_ns\":100000,\"unplaced_ns\":0}"));
-	ck_assert_ptr_nonnull(strstr(out, ",\"steal_ns\":null}"));	/* not read: a report */
+	/* not read (a report): null, in the envelope's window only */
+	ck_assert_ptr_nonnull(strstr(out, ",\"stopped_by\":null,\"steal_ns\":null}"));
+	ck_assert_ptr_null(strstr(strstr(out, "\"steal_ns\":") + 1, "\"steal_ns\":"));
 	free(out);
-	/* a live run's steal: in JSON, and a footer line saying what it does */
+	/* a live run's steal: in JSON, and a trailer line saying what it does */
 	view_steal_ns = 90000000;
 	out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
-	ck_assert_ptr_nonnull(strstr(out, ",\"steal_ns\":90000000}"));
+	ck_assert_ptr_nonnull(strstr(out, ",\"stopped_by\":null,\"steal_ns\":90000000}"));
 	free(out);
 	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
 	ck_assert_msg(strstr(out, "\n# the hypervisor took 90 ms from the CPUs in the window (steal, "
-				  "all CPUs added): on-CPU time timed between switches holds what "
-				  "it took while a thread ran;"), "%s", out);
-	/* said once: the report's trailer leaves it to profile's footer */
+				  "all CPUs added): an on-CPU slice timed between switches holds "
+				  "what it took while the thread ran;"), "%s", out);
+	/* said once */
 	ck_assert_msg(!strstr(strstr(out, "# the hypervisor took") + 21, "hypervisor took"), "%s",
 		      out);
 	free(out);
