@@ -26,9 +26,10 @@ void histan_free(void *state);
 void report_from_view(struct report *rep, const struct an_view *v,
 		      enum rep_measure measure);
 /*
- * report_from_view(), and the report of @m (the analyzer's runq or off state) measuring @measure,
- * in @rep (its stack part in @sr, with -K/-U); an analysis may add its
- * own part (rep->json_extra, text_body) before histan_emit().
+ * report_from_view(), and the report of @m (the analyzer's runq or off
+ * state) measuring @measure, in @rep (its stack part in @sr, with -K/-U);
+ * an analysis may add its own part (rep->json_extra, text_body) before
+ * histan_emit().
  */
 void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,

@@ -358,7 +358,7 @@ static int trace_loop(struct run *r)
 	 * where the kernel loses what an idle CPU does, some waits cannot be
 	 * timed: the threads' own run_delay from now says how much they hold
 	 */
-	if (r->drops_seen && (o->modes & AN_RUNQ) && !o->interval_mode && o->count == 1 &&
+	if (r->drops_possible && (o->modes & AN_RUNQ) && !o->interval_mode && o->count == 1 &&
 	    unsized_start(&r->unsized, &r->an))
 		note_msg("cannot follow the threads' schedstat: waits not measured stay unsized");
 	if (!o->quiet)
@@ -524,7 +524,7 @@ static bool pick_backend(struct run *r, const struct trace_opts *o)
 	else
 		backend_choose(caps, o->backend, run_hist_refusal(o), &ch);
 	/* losses seen, or not ruled out on a busy host: fill from sched_waking */
-	r->drops_seen = caps->drops == DROPS_SEEN || caps->drops == DROPS_BUSY;
+	r->drops_possible = caps->drops == DROPS_SEEN || caps->drops == DROPS_BUSY;
 	if (caps->stale > 0) {
 		char stale[400];
 
@@ -653,7 +653,7 @@ static int request_from_opts(struct run *r, struct trace_req *req)
 	 * where this kernel loses the sched_wakeup an idle CPU does, the
 	 * sched_waking in the waker's context starts the wait instead
 	 */
-	if (r->drops_seen && (o->modes & AN_RUNQ))
+	if (r->drops_possible && (o->modes & AN_RUNQ))
 		req->waking = true;
 	req->record_path = o->record_path;
 	if (o->record_path) {

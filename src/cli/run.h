@@ -60,7 +60,7 @@ struct run {
 	char cg_keyed[4400];		/* ... and what it keys on */
 	void *an_state;			/* the analysis's own, for the run */
 	bool stream_on;			/* it streams results to standard output */
-	bool drops_seen;		/* the drop probe found the tracepoint losing hits,
+	bool drops_possible;		/* the drop probe found the tracepoint losing hits,
 					 * or could not rule it out (DROPS_BUSY) */
 	struct unsized unsized;		/* there: waits not measured, sized by schedstat */
 	unsigned since_stream;		/* events since it last did */

@@ -19,7 +19,7 @@ static void print_events(FILE *f, const struct run *r)
 	const char *name = r->ops->name;
 	/* the fill from sched_waking is the ring's and perf's (hist aggregates) */
 	bool waking = (an_events(o) & (1u << SEV_WAKING)) != 0 ||
-		      (r->drops_seen && (o->modes & AN_RUNQ) && strcmp(name, "hist"));
+		      (r->drops_possible && (o->modes & AN_RUNQ) && strcmp(name, "hist"));
 
 	if (!strcmp(name, "file")) {
 		fprintf(f, "events:   those in %s\n", o->replay_path);
