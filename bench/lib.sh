@@ -67,10 +67,14 @@ bench_setup() {
 	# a private copy: the tree's binary may be rebuilt while we run
 	cp "$src" "$WORK/offcpu-ftrace"
 	TOOL=$WORK/offcpu-ftrace
+	# the per-boot kernel facts (offcpu-ftrace-info(8), FILES): what this boot
+	# knows, in a private copy, so the runs choose as a user's would and /run
+	# is left as it was
+	export OFFCPU_FTRACE_STATE=$WORK/kernel-facts
+	[ -f /run/offcpu-ftrace/kernel-facts ] && cp -p /run/offcpu-ftrace/kernel-facts "$OFFCPU_FTRACE_STATE"
 	# live tests of a concurrent "make check" compare tracefs snapshots:
 	# take their lock around every traced run so neither disturbs the other
-	LIVE_LOCK=${BENCH_LOCK:-${OFFCPU_LIVE_LOCK:-$SRC_DIR/.live-tests.lock}}
-	[ -e "$LIVE_LOCK" ] || LIVE_LOCK=/tmp/offcpu-ftrace-bench.lock
+	LIVE_LOCK=${BENCH_LOCK:-${OFFCPU_LIVE_LOCK:-/tmp/offcpu-ftrace-live-tests.lock}}
 	exec {LOCK_FD}>>"$LIVE_LOCK"
 	# complete or absent: cleanup compares only against a whole snapshot
 	tracefs_snapshot > "$WORK/tracefs.tmp" && mv "$WORK/tracefs.tmp" "$WORK/tracefs.before"

@@ -21,6 +21,9 @@
 #                      (OFFCPU_FTRACE_NO_SWITCH_RECORDS): what they cost
 #   bpftrace runqlat   bench/runqlat.bt          (when bpftrace is installed)
 #   bpftrace offcpu -K bench/offcpu_kstack.bt    (when bpftrace is installed)
+#   libbpf-*           libbpf-tools' runqlat, cpudist, offcputime (kernel and
+#                      user stacks) as Debian ships them (installed, with BTF)
+#   auto-*             runq, offcpu -K, oncpu with the backend auto picks
 #   perf sched record  perf's own sched recorder, to a file in /tmp
 #   floor              the three sched events enabled in a private tracefs
 #                      instance (bench-floor.<pid>) that nothing reads
@@ -84,7 +87,17 @@ if command -v bpftrace > /dev/null; then
 else
 	note "bpftrace not installed: its runs are skipped"
 fi
+# libbpf-tools as Debian 12 ships it (0.26): runqlat, cpudist, offcputime
+LIBBPF_TOOLS=${LIBBPF_TOOLS:-/usr/sbin}
+if [ -x "$LIBBPF_TOOLS/runqlat" ] && [ -r /sys/kernel/btf/vmlinux ]; then
+	# offcputime 0.26 walks kernel and user stacks (it has no kernel-only option)
+	MODES+=(libbpf-runqlat libbpf-cpudist libbpf-offcputime)
+else
+	note "libbpf-tools not installed (apt-get install -y libbpf-tools) or no BTF: its runs are skipped"
+fi
 MODES+=(perf-sched-record floor floor-mono)
+# what a user gets without --backend (issue 38: the automatic choice against the peers)
+MODES+=(auto-runq auto-offcpu-K auto-oncpu)
 # EXTRA_MODES="ring-runq-b1024 ...": more modes, e.g. with another buffer size
 [ -n "${EXTRA_MODES:-}" ] && read -r -a more <<< "$EXTRA_MODES" && MODES+=("${more[@]}")
 # ONLY_MODES="baseline ring-offcpu-K ...": a subset, to compare a few quickly
@@ -159,7 +172,7 @@ run_mode() {
 	case $mode in
 	baseline)
 		timed_workload "$w" ;;
-	ring-* | perf-runq | perf-runq-nosw | perf-runq-tp | perf-offcpu | perf-offcpu-K | perf-offcpu-K-late | \
+	ring-* | auto-* | perf-runq | perf-runq-nosw | perf-runq-tp | perf-offcpu | perf-offcpu-K | perf-offcpu-K-late | \
 	perf-slower | perf-oncpu | perf-offcpu-K-wakers | perf-profile | perf-runq-cg | perf-flight | perf-*-b[0-9]*)
 		local -a env=() extra=()
 		local m=$mode
@@ -224,6 +237,18 @@ run_mode() {
 		local prog=runqlat.bt
 		[ "$mode" = bpftrace-offcpu-K ] && prog=offcpu_kstack.bt
 		if start_tracer "$name" stdout "Hit Ctrl-C" bpftrace "$BENCH_DIR/$prog"; then
+			traced_workload "$w"
+			stop_tracer
+			rc=$TR_RC
+			rss=$TR_RSS_KB
+			win=$(elapsed "$TR_READY" "$TR_STOP")
+		else
+			rc=1
+		fi ;;
+	libbpf-*)
+		# ready once its programs are attached (offcputime prints no banner)
+		if start_tracer "$name" stdout "Tracing (attached" "$BENCH_DIR/libbpf_ready.sh" \
+			"$LIBBPF_TOOLS/${mode#libbpf-}"; then
 			traced_workload "$w"
 			stop_tracer
 			rc=$TR_RC

@@ -93,7 +93,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 
 # ---------------------------------------------------------------- report
-MODE_ORDER="baseline ring-runq ring-flight ring-runq-ow perf-runq perf-flight ring-runq-cg perf-runq-cg perf-runq-tp perf-runq-nosw bpftrace-runqlat ring-slower perf-slower ring-oncpu perf-oncpu ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K ring-offcpu-K-wakers perf-offcpu-K-wakers ring-profile perf-profile ring-offcpu-K-late perf-offcpu-K-late bpftrace-offcpu-K perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
+MODE_ORDER="baseline ring-runq ring-flight ring-runq-ow perf-runq perf-flight ring-runq-cg perf-runq-cg perf-runq-tp perf-runq-nosw auto-runq bpftrace-runqlat libbpf-runqlat ring-slower perf-slower ring-oncpu perf-oncpu auto-oncpu libbpf-cpudist ring-offcpu perf-offcpu ring-offcpu-K perf-offcpu-K auto-offcpu-K ring-offcpu-K-wakers perf-offcpu-K-wakers ring-profile perf-profile ring-offcpu-K-late perf-offcpu-K-late bpftrace-offcpu-K libbpf-offcputime perf-sched-record floor floor-mono ring-runq-b1024 ring-offcpu-K-b1024 perf-offcpu-K-b1024"
 mib() { awk -v k="$1" 'BEGIN { if (k == "" || k == "-") print "-"; else printf "%.1f", k / 1024 }'; }
 
 overhead_table() {
@@ -297,6 +297,12 @@ report() {
 		for w in $(cut -f1 "$OUTDIR/overhead.tsv" | uniq); do
 			target_le "$w" ring-runq bpftrace-runqlat
 			target_le "$w" perf-runq bpftrace-runqlat
+			# what a user gets by default against the peers as Debian ships them (issue 38)
+			target_le "$w" auto-runq libbpf-runqlat
+			target_le "$w" auto-runq bpftrace-runqlat
+			target_le "$w" auto-offcpu-K bpftrace-offcpu-K
+			target_le "$w" auto-offcpu-K libbpf-offcputime
+			target_le "$w" auto-oncpu libbpf-cpudist
 			target_le "$w" ring-offcpu-K bpftrace-offcpu-K
 			target_le "$w" perf-offcpu-K bpftrace-offcpu-K
 			target_le "$w" ring-offcpu-K-late bpftrace-offcpu-K

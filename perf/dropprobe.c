@@ -1,20 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Does this kernel record every context switch at the sched_switch
- * tracepoint? A short probe: on every online CPU, a counting group of the
+ * tracepoint? A bounded probe: on every online CPU, a counting group of the
  * scheduler's own context-switch counter (PERF_COUNT_SW_CONTEXT_SWITCHES,
  * counted in perf_event_task_sched_out for every switch) and the
  * sched_switch tracepoint, while one thread per CPU, pinned there, sleeps
- * 5 ms four times, so that each CPU goes idle and comes back. Where the
+ * 5 ms at a time, so that each CPU goes idle and comes back. Where the
  * kernel loses tracepoint hits of an idle CPU (seen on a patched 6.18),
  * the tracepoint counts fewer than the counter. Counting only: no rings.
+ *
+ * How long: until a CPU shows a loss, or @max_ms. Both counts of a switch
+ * are made in one stretch of the scheduler with interrupts off, and a
+ * group is read on its CPU (an IPI), so a read never splits a switch: the
+ * counts are read once when the groups are enabled and every 10 ms after,
+ * and any switch the tracepoint lacks since the first read is a loss,
+ * seen as soon as it happens. On the development host the losses come a
+ * few times a second per CPU at idle and not at all for seconds at other
+ * times: a 20 ms probe saw them in 1 of 6 runs there, which is why the
+ * answer is also kept for the boot (src/host/kfacts.c) once seen.
  *
  * On a busy host a CPU may not idle at all in the probe (another task runs
  * while the sleeper sleeps), and then the hits such a kernel loses had no
  * chance to occur: a third member counts the switches to the idle task
  * (the tracepoint filtered to next_pid == 0, recorded on any kernel: their
- * prev is not idle). A CPU with fewer than two (the sleeper's exit is
- * one, with no way back from idle in the probe) says nothing, and no
+ * prev is not idle). A CPU with fewer than two says nothing, and no
  * losses with such a CPU is DROPS_BUSY, not DROPS_NONE. A kernel that
  * refuses the filter answers as before the third member (NONE).
  */
@@ -31,19 +40,24 @@
 #include <unistd.h>
 
 #include "dropprobe.h"
+#include "perfrec.h"
 
-#define PROBE_SLEEPS 4
+/* fewer switches than this in all says nothing (the sleepers' alone are more) */
+#define PROBE_MIN_SWITCHES 4
 /*
  * Long enough for an idle CPU to go into the idle state whose wakeups the
- * patched 6.18 loses: with 1 ms sleeps it showed in 5 of 12 probes on CPU
- * 1, with 5 ms in 42 of 42, so auto no longer flips between backends.
+ * patched 6.18 loses: with 1 ms sleeps it showed in 5 of 12 short probes
+ * on CPU 1 of an earlier host, with 5 ms in 42 of 42.
  */
 #define PROBE_SLEEP_NS 5000000L
+#define PROBE_READ_MS 10	/* how often the counts are read */
+#define PROBE_MIN_MS 20		/* every probe: four of the sleepers' sleeps */
 
 struct sleeper {
 	int cpu;
 	pthread_t th;
 	bool started;
+	volatile int *stop;
 };
 
 static long perf_open(struct perf_event_attr *a, int cpu, int group)
@@ -56,13 +70,12 @@ static void *sleeper_main(void *arg)
 	struct sleeper *s = arg;
 	struct timespec ts = { 0, PROBE_SLEEP_NS };
 	cpu_set_t set;
-	int i;
 
 	CPU_ZERO(&set);
 	CPU_SET(s->cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		return NULL;
-	for (i = 0; i < PROBE_SLEEPS; i++)
+	while (!__atomic_load_n(s->stop, __ATOMIC_RELAXED))
 		nanosleep(&ts, NULL);
 	return NULL;
 }
@@ -126,8 +139,8 @@ static int open_group(int cpu, long id, int fd[3])
 	return 0;
 }
 
-/* What CPU @i's group counted, into @p's next entry; false if unreadable. */
-static bool read_group(struct drop_probe *p, unsigned i, const int fd[3])
+/* A group's counts now (switches, hits, hits to idle or UINT64_MAX); false if unreadable. */
+static bool read_counts(const int fd[3], uint64_t v[3])
 {
 	struct {
 		uint64_t nr, v[3];
@@ -135,20 +148,30 @@ static bool read_group(struct drop_probe *p, unsigned i, const int fd[3])
 	ssize_t want = (ssize_t)(sizeof(uint64_t) * (fd[2] >= 0 ? 4 : 3));
 
 	memset(&r, 0, sizeof(r));
-	ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	if (read(fd[0], &r, sizeof(r)) != want || r.nr != (fd[2] >= 0 ? 3u : 2u))
 		return false;
-	p->cpu[p->ncpu].cpu = (int)i;
-	p->cpu[p->ncpu].switches = r.v[0];
-	p->cpu[p->ncpu].recorded = r.v[1];
-	p->cpu[p->ncpu].to_idle = fd[2] >= 0 ? (int64_t)r.v[2] : -1;
-	p->switches += r.v[0];
-	p->recorded += r.v[1];
-	/* a couple of hits apart is the enable racing a switch */
-	if (r.v[0] > r.v[1] + 1)
-		p->cpu[p->ncpu].drops = true;
-	p->ncpu++;
+	v[0] = r.v[0];
+	v[1] = r.v[1];
+	v[2] = fd[2] >= 0 ? r.v[2] : UINT64_MAX;
 	return true;
+}
+
+void drop_probe_add(struct drop_probe *p, int cpu, const uint64_t base[3],
+		    const uint64_t now[3])
+{
+	unsigned k = p->ncpu;
+
+	if (k >= DROP_PROBE_CPUS)
+		return;
+	p->cpu[k].cpu = cpu;
+	p->cpu[k].switches = now[0] - base[0];
+	p->cpu[k].recorded = now[1] - base[1];
+	p->cpu[k].to_idle = now[2] == UINT64_MAX ? -1 : (int64_t)(now[2] - base[2]);
+	/* a read never splits a switch's two counts: any shortfall is a loss */
+	p->cpu[k].drops = p->cpu[k].switches > p->cpu[k].recorded;
+	p->switches += p->cpu[k].switches;
+	p->recorded += p->cpu[k].recorded;
+	p->ncpu++;
 }
 
 enum drop_result drop_probe_verdict(const struct drop_probe *p)
@@ -156,7 +179,7 @@ enum drop_result drop_probe_verdict(const struct drop_probe *p)
 	bool busy = false;
 	unsigned i;
 
-	if (p->switches < (uint64_t)PROBE_SLEEPS)
+	if (p->switches < (uint64_t)PROBE_MIN_SWITCHES)
 		return DROPS_UNKNOWN;
 	for (i = 0; i < p->ncpu; i++) {
 		if (p->cpu[i].drops)
@@ -171,11 +194,80 @@ enum drop_result drop_probe_verdict(const struct drop_probe *p)
 	return busy ? DROPS_BUSY : DROPS_NONE;
 }
 
-int drop_probe_run(const char *tracefs, struct drop_probe *p)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Read every open group (@base: the counts at the first read) into @p;
+ * true when some CPU lost a hit since. A CPU whose group cannot be read
+ * is left out.
+ */
+static bool probe_read(struct drop_probe *p, unsigned ncpu, int (*fd)[3], uint64_t (*base)[3],
+		       bool *based)
+{
+	uint64_t v[3];
+	unsigned i;
+	bool seen = false;
+
+	p->ncpu = 0;
+	p->switches = p->recorded = 0;
+	for (i = 0; i < ncpu; i++) {
+		if (fd[i][0] < 0 || !read_counts(fd[i], v))
+			continue;
+		if (!based[i]) {
+			memcpy(base[i], v, sizeof(v));
+			based[i] = true;
+		}
+		drop_probe_add(p, (int)i, base[i], v);
+		seen |= p->cpu[p->ncpu - 1].drops;
+	}
+	return seen;
+}
+
+/* Count on the open groups while the sleepers run: until a loss, or @max_ms. */
+static void probe_watch(struct drop_probe *p, unsigned ncpu, int (*fd)[3], unsigned max_ms)
+{
+	uint64_t (*base)[3] = calloc(ncpu, sizeof(*base));
+	bool *based = calloc(ncpu, sizeof(*based));
+	struct timespec tick = { 0, PROBE_READ_MS * 1000000L };
+	uint64_t t0 = now_ms(), t;
+	unsigned i;
+
+	if (!base || !based)
+		goto out;
+	for (i = 0; i < ncpu; i++)
+		if (fd[i][0] >= 0)
+			ioctl(fd[i][0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	probe_read(p, ncpu, fd, base, based);
+	for (;;) {
+		nanosleep(&tick, NULL);
+		t = now_ms() - t0;
+		if (probe_read(p, ncpu, fd, base, based) && t >= PROBE_MIN_MS)
+			break;
+		if (t >= max_ms || t >= DROP_PROBE_MAX_MS)
+			break;
+	}
+	for (i = 0; i < ncpu; i++)
+		if (fd[i][0] >= 0)
+			ioctl(fd[i][0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	probe_read(p, ncpu, fd, base, based);
+	p->ms = (unsigned)(now_ms() - t0);
+out:
+	free(base);
+	free(based);
+}
+
+int drop_probe_run(const char *tracefs, unsigned max_ms, struct drop_probe *p)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN), id = switch_id(tracefs);
 	int (*fd)[3] = NULL;
 	struct sleeper *sl = NULL;
+	volatile int stop = 0;
 	unsigned i, ncpu;
 	cpu_set_t online;
 	int ret = 0;
@@ -200,6 +292,7 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 	}
 	for (i = 0; i < ncpu; i++) {
 		sl[i].cpu = (int)i;
+		sl[i].stop = &stop;
 		/* a CPU we may not run on (cpuset) cannot be probed */
 		if (!CPU_ISSET(i, &online))
 			continue;
@@ -213,16 +306,12 @@ int drop_probe_run(const char *tracefs, struct drop_probe *p)
 	}
 	for (i = 0; i < ncpu; i++)
 		if (fd[i][0] >= 0)
-			ioctl(fd[i][0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
-	for (i = 0; i < ncpu; i++)
-		if (fd[i][0] >= 0)
 			sl[i].started = pthread_create(&sl[i].th, NULL, sleeper_main, &sl[i]) == 0;
+	probe_watch(p, ncpu, fd, max_ms < PROBE_MIN_MS ? PROBE_MIN_MS : max_ms);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < ncpu; i++)
 		if (sl[i].started)
 			pthread_join(sl[i].th, NULL);
-	for (i = 0; i < ncpu; i++)
-		if (fd[i][0] >= 0)
-			read_group(p, i, fd[i]);
 	p->result = drop_probe_verdict(p);
 out:
 	for (i = 0; fd && i < ncpu; i++) {
@@ -254,4 +343,36 @@ void drop_probe_cpus(const struct drop_probe *p, char *buf, size_t len)
 			break;
 		off += (size_t)n;
 	}
+}
+
+/*
+ * Can this process open perf's context-switch records on every CPU? The
+ * capabilities say what the kernel would allow; a container's seccomp
+ * profile may still refuse the call (podman's default allows
+ * perf_event_open only with CAP_SYS_ADMIN), so the answer is one real
+ * open of a CPU-wide dummy event, closed at once.
+ */
+int perf_switch_probe(char *why, size_t len)
+{
+	struct perf_event_attr a;
+	long fd, cpu = sched_getcpu();
+	int e;
+
+	perfrec_switch_attr(&a);
+	fd = perf_open(&a, cpu < 0 ? 0 : (int)cpu, -1);
+	if (fd >= 0) {
+		close((int)fd);
+		if (len)
+			why[0] = '\0';
+		return 0;
+	}
+	e = errno;
+	if (e == ENOSYS)
+		snprintf(why, len, "perf_event_open is refused (ENOSYS): a seccomp profile "
+			 "blocks it, or the kernel has no perf events (CONFIG_PERF_EVENTS)");
+	else if (e == EINVAL)
+		snprintf(why, len, "this kernel has no context-switch records (4.3 and later)");
+	else
+		snprintf(why, len, "perf_event_open of a CPU-wide event refused: %s", strerror(e));
+	return -e;
 }

@@ -189,6 +189,18 @@ static int parse_sample(const struct perfrec_layout *l, const uint8_t *p,
 	return 0;
 }
 
+void perfrec_switch_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_DUMMY;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	a->sample_id_all = 1;
+	a->context_switch = 1;
+	a->disabled = 1;
+}
+
 int perfrec_parse(const struct perfrec_layout *l, const void *buf, size_t len,
 		  struct perfrec *r)
 {
@@ -235,6 +247,8 @@ int perfrec_parse(const struct perfrec_layout *l, const void *buf, size_t len,
 			/* the name's padding and sample_id fit, as in every record of ours */
 			if (padded > (size_t)(end - rec) || get_ids(&ids_at, end, &ids))
 				return -EINVAL;
+			r->comm.ts = ids.time;
+			r->comm.cpu = (int32_t)ids.cpu;
 		}
 		r->kind = PERFREC_COMM;
 		r->comm.pid = (int32_t)pid;
@@ -246,6 +260,33 @@ int perfrec_parse(const struct perfrec_layout *l, const void *buf, size_t len,
 	}
 	case PERF_RECORD_SAMPLE:
 		return parse_sample(l, rec, end, r);
+	case PERF_RECORD_FORK: {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+		struct rec_ids ids;
+
+		GET(rec, end, pid);
+		GET(rec, end, ppid);
+		GET(rec, end, tid);
+		GET(rec, end, ptid);
+		GET(rec, end, time);
+		if (get_ids(&rec, end, &ids))	/* sample_id: the CPU */
+			return -EINVAL;
+		(void)pid;
+		(void)ppid;
+		(void)time;
+		memset(&r->ev[0], 0, sizeof(r->ev[0]));
+		r->ev[0].ts = ids.time;
+		r->ev[0].cpu = (int32_t)ids.cpu;
+		r->ev[0].type = SEV_FORK;
+		/* as sched_process_fork has them: the forking thread, the new one */
+		r->ev[0].pid = r->ev[0].common_pid = (int32_t)ptid;
+		r->ev[0].next_pid = (int32_t)tid;
+		r->ev[0].target_cpu = -1;
+		r->kind = PERFREC_FORK;
+		r->nev = 1;
+		return 0;
+	}
 	}
 	return 0;
 }

@@ -6,7 +6,7 @@
  * context-switch record, a PERF_RECORD_COMM or a PERF_RECORD_LOST. Pure: no syscalls and no
  * state, so that crafted byte buffers test it (tests/unit/check_perfrec.c).
  * What a switch record means for the analyzer (repeat or lost switch) is
- * decided by perf.c, which knows what it fed before.
+ * decided by perfread.c, which knows what it fed before.
  */
 #ifndef OFFCPU_PERFREC_H
 #define OFFCPU_PERFREC_H
@@ -19,7 +19,7 @@
 #include "fmt.h"
 
 /*
- * What the records of one CPU's ring hold, as perf.c opened its events:
+ * What the records of one CPU's ring hold, as perfopen.c opened its events:
  * samples are PERF_SAMPLE_IDENTIFIER | TID | TIME | CPU | RAW, and the
  * event @chain_id's also CALLCHAIN; switch records carry sample_id_all's
  * TID | TIME | CPU.
@@ -42,10 +42,14 @@ enum perfrec_kind {
 	PERFREC_SWITCH,		/* sw: a context-switch record */
 	PERFREC_LOST,		/* lost: records the kernel could not write */
 	PERFREC_COMM,		/* comm: a task's new name (an exec, a prctl) */
+	PERFREC_FORK,		/* ev[0]: a SEV_FORK from a PERF_RECORD_FORK (a
+				 * new thread or process: attr.task) */
 };
 
 /* A PERF_RECORD_COMM record: @tid (of process @pid) is now called @comm. */
 struct perfrec_comm {
+	uint64_t ts;		/* sample_id's time */
+	int32_t cpu;
 	int32_t pid, tid;
 	char comm[COMM_LEN];
 	bool exec;		/* PERF_RECORD_MISC_COMM_EXEC: named by an exec */
@@ -86,5 +90,13 @@ struct perfrec {
  */
 int perfrec_parse(const struct perfrec_layout *l, const void *buf, size_t len,
 		  struct perfrec *r);
+
+struct perf_event_attr;
+/*
+ * @a as the dummy event whose context-switch records perfrec_parse()
+ * reads (sample_id_all's TID | TIME | CPU), disabled; the caller adds
+ * the clock, the ring's wakeups and what else it asks.
+ */
+void perfrec_switch_attr(struct perf_event_attr *a);
 
 #endif

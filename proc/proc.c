@@ -60,7 +60,7 @@ static const struct sched_states proc_states = {
 
 struct backend {
 	struct psel sel;
-	struct pidset followed;		/* -- COMMAND: its process tree */
+	struct tidset followed;		/* -- COMMAND: its process tree (pids) */
 	struct ptasks tasks;
 	bool switches;			/* read status: offcpu and triage need counts */
 	bool kstack, root;		/* -K; full stacks (root) or wchan */
@@ -520,7 +520,7 @@ static int proc_close(struct backend *b, char *err, size_t errlen)
 	if (!b)
 		return 0;
 	ptasks_fini(&b->tasks);
-	pidset_fini(&b->followed);
+	tidset_fini(&b->followed);
 	for (i = 0; i < b->nnames; i++)
 		free(b->names[i]);
 	free(b->names);
@@ -533,6 +533,8 @@ static int proc_close(struct backend *b, char *err, size_t errlen)
 
 const struct backend_ops proc_backend_ops = {
 	.name = "proc",
+	.caps = BCAP_SAMPLES,
+	.source = "each thread's /proc schedstat, sampled",
 	.open = proc_open,
 	.start = proc_start,
 	.stop = proc_stop,

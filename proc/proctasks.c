@@ -10,6 +10,7 @@
 
 #include "fileread.h"
 #include "grow.h"
+#include "procfs.h"
 #include "proctasks.h"
 
 int ptasks_init(struct ptasks *t, uint32_t max)
@@ -167,56 +168,12 @@ int ptask_read_file(struct ptasks *t, struct ptask *p, const char *name, char *b
 	return read_file(t, p, name, !strcmp(name, "wchan") ? &p->fd_wchan : NULL, buf, len);
 }
 
-static uint32_t pidset_find(const struct pidset *s, int32_t pid)
-{
-	uint32_t i;
-
-	for (i = posindex_first(&s->index, posindex_mix((uint64_t)pid)); s->index.slot[i] >= 0;
-	     i = posindex_next(&s->index, i))
-		if (s->v[s->index.slot[i]] == pid)
-			break;
-	return i;
-}
-
-bool pidset_has(const struct pidset *s, int32_t pid)
-{
-	return s->v && s->index.slot && s->index.slot[pidset_find(s, pid)] >= 0;
-}
-
-int pidset_add(struct pidset *s, int32_t pid)
-{
-	uint32_t k;
-
-	if (pidset_has(s, pid))
-		return 0;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap;
-		int32_t *v = mem_grow_from(s->v, &ncap, s->n, sizeof(*v), 64);
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		posindex_fini(&s->index);
-		if (posindex_init(&s->index, (uint32_t)ncap))
-			return -ENOMEM;
-		s->cap = ncap;
-		for (k = 0; k < s->n; k++)
-			posindex_put(&s->index, posindex_mix((uint64_t)s->v[k]), (int32_t)k);
-	}
-	k = pidset_find(s, pid);
-	s->v[s->n] = pid;
-	s->index.slot[k] = (int32_t)s->n++;
-	return 0;
-}
-
-void pidset_fini(struct pidset *s)
-{
-	posindex_fini(&s->index);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Every thread of process @pid; returns how many. */
+/*
+ * Every thread of process @pid; returns how many. Not proc_threads(): this
+ * runs for every process at every sample (no selection walks all of
+ * /proc), so it hands each tid on as readdir() gives it, with no array to
+ * allocate per process and no way to fail but the process being gone.
+ */
 static unsigned walk_threads(int32_t pid, void (*fn)(int32_t, int32_t, void *), void *arg)
 {
 	char path[64];
@@ -241,24 +198,21 @@ static unsigned walk_threads(int32_t pid, void (*fn)(int32_t, int32_t, void *), 
 }
 
 /* Processes @pid's threads forked (CONFIG_PROC_CHILDREN); -1 if unknown. */
-static int add_children(int32_t pid, struct pidset *followed)
+static int add_children(int32_t pid, struct tidset *followed)
 {
 	char path[96], buf[4096];
-	struct dirent *de;
-	int found = -1;
-	DIR *d;
+	int32_t *tids;
+	int found = -1, nt, i;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		int32_t tid = (int32_t)atoi(de->d_name);
+	nt = proc_threads(pid, &tids);
+	/* gone: nothing to add; out of memory: let add_by_parent() look */
+	if (nt < 0)
+		return nt == -ENOMEM ? -1 : 0;
+	for (i = 0; i < nt; i++) {
+		int32_t tid = tids[i];
 		char *p, *end;
 		ssize_t n;
 
-		if (tid <= 0)
-			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, tid);
 		n = file_read_buf(path, buf, sizeof(buf));
 		/* a file that does not open says nothing; one that does, exists */
@@ -271,15 +225,15 @@ static int add_children(int32_t pid, struct pidset *followed)
 			if (end == p)
 				break;
 			if (c > 0)
-				pidset_add(followed, (int32_t)c);
+				tidset_add(followed, (int32_t)c);
 		}
 	}
-	closedir(d);
+	free(tids);
 	return found;
 }
 
 /* Without children files: any process whose parent is followed joins. */
-static void add_by_parent(struct pidset *followed)
+static void add_by_parent(struct tidset *followed)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -291,18 +245,18 @@ static void add_by_parent(struct pidset *followed)
 		struct proc_sample s;
 		char path[64], buf[1024];
 
-		if (pid <= 0 || pidset_has(followed, pid))
+		if (pid <= 0 || tidset_has(followed, pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 		if (file_read_buf(path, buf, sizeof(buf)) < 0)
 			continue;
-		if (!proc_parse_stat(buf, &s) && pidset_has(followed, s.ppid))
-			pidset_add(followed, pid);
+		if (!proc_parse_stat(buf, &s) && tidset_has(followed, s.ppid))
+			tidset_add(followed, pid);
 	}
 	closedir(d);
 }
 
-unsigned psel_walk(const struct psel *sel, struct pidset *followed,
+unsigned psel_walk(const struct psel *sel, struct tidset *followed,
 		   void (*fn)(int32_t tgid, int32_t tid, void *arg), void *arg)
 {
 	struct dirent *de;
@@ -332,7 +286,7 @@ unsigned psel_walk(const struct psel *sel, struct pidset *followed,
 	if (sel->root > 0) {
 		bool children = true;
 
-		pidset_add(followed, sel->root);
+		tidset_add(followed, sel->root);
 		/* the set grows while it is walked: new members are walked too */
 		for (i = 0; i < followed->n; i++)
 			if (add_children(followed->v[i], followed) < 0)

@@ -81,16 +81,7 @@ struct psel {
  * that file is missing); @followed remembers processes found once, so a
  * descendant whose parent exited stays selected. Returns how many.
  */
-struct pidset {
-	int32_t *v;
-	uint32_t n;
-	size_t cap;		/* of v, and the index's entries */
-	struct posindex index;	/* pid -> position in v */
-};
-unsigned psel_walk(const struct psel *sel, struct pidset *followed,
+unsigned psel_walk(const struct psel *sel, struct tidset *followed,
 		   void (*fn)(int32_t tgid, int32_t tid, void *arg), void *arg);
-bool pidset_has(const struct pidset *s, int32_t pid);
-int pidset_add(struct pidset *s, int32_t pid);
-void pidset_fini(struct pidset *s);
 
 #endif

@@ -38,7 +38,12 @@ expect_not() {
 	esac
 }
 
-expect "runq offcpu triage oncpu runqlen profile record report info compare cleanup" offcpu-ftrace ""
+expect "runq offcpu triage oncpu runqlen profile timehist record report info compare cleanup overhead waits" offcpu-ftrace ""
+expect "--runs --analysis --keep --format --output --quiet --dry-run" offcpu-ftrace overhead --
+expect "runq offcpu triage oncpu runqlen profile record" offcpu-ftrace overhead --analysis ""
+expect_not "report" offcpu-ftrace overhead --analysis ""
+expect "offcpu" offcpu-ftrace overhead --analysis of
+expect "sleep" offcpu-ftrace overhead -n 9 -- slee
 expect "--output --kernel-stacks" offcpu-ftrace record --
 expect "runq offcpu triage oncpu runqlen" offcpu-ftrace report some.dat ""
 expect "--kernel-stacks --top" offcpu-ftrace report some.dat offcpu --
@@ -50,6 +55,12 @@ expect "--frequency --folded --pids --tids" offcpu-ftrace profile --
 expect_not "--interval" offcpu-ftrace profile --
 expect_not "--kernel-stacks" offcpu-ftrace runq --
 expect "--dry-run --tracefs" offcpu-ftrace cleanup --
+expect "--tree --watch --count --all --format --dry-run" offcpu-ftrace waits --
+expect "text json" offcpu-ftrace waits --format ""
+expect_not "svg" offcpu-ftrace waits --format ""
+expect "$$" offcpu-ftrace waits --tree "$$"
+expect "$$" offcpu-ftrace waits "$$"
+expect "bash" offcpu-ftrace waits --watch 5 -- bas
 expect "auto hist ring perf proc" offcpu-ftrace runq --backend ""
 expect "openmetrics" offcpu-ftrace runq --format o
 expect "bpftrace bcc kernel json" offcpu-ftrace compare --format-a ""
@@ -57,5 +68,11 @@ expect "bcc bpftrace perf" offcpu-ftrace runq -L --compat ""
 expect "$$" offcpu-ftrace offcpu -p "$$"
 expect "bash" offcpu-ftrace runq -L -- bas
 expect_not "runq" offcpu-ftrace runq -L -- ru
+expect "--wakeups --migrations --cpu-visual --state --summary --with-summary --idle-hist --by" offcpu-ftrace timehist --
+expect "perfetto" offcpu-ftrace timehist --format ""
+expect "perf perf6.1 bcc" offcpu-ftrace timehist --compat ""
+expect_not "S,D" offcpu-ftrace timehist --state ""
+expect "timehist" offcpu-ftrace report some.dat ""
+expect "--summary --wakeups" offcpu-ftrace report some.dat timehist --
 [ $fails = 0 ] && echo "completion: all offered"
 [ $fails = 0 ]

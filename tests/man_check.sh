@@ -39,7 +39,9 @@ while IFS= read -r line; do
 	cmd=${line%%#*}			# drop trailing comments
 	cmd=${cmd%%|*}			# and pipes
 	cmd=${cmd%%>*}			# and redirections
-	read -r -a argv <<< "$cmd"
+	# words as a shell splits them, quotes too (--analysis 'offcpu -K'),
+	# without expanding anything
+	mapfile -t argv < <(printf '%s\n' "$cmd" | xargs printf '%s\n')
 	sub=${argv[1]}
 	case " $(echo $cmds) " in
 	*" $sub "*) ;;

@@ -3,6 +3,7 @@
  * Workloads with known scheduling behaviour for the live tests.
  *
  *   workload runq CPU NSPIN SPIN_MS
+ *     (CPU "any": not pinned, where the scheduler puts them)
  *     NSPIN threads spin SPIN_MS ms each, one thread sleeps 1 ms in a loop,
  *     and one reads /dev/zero in large chunks for SPIN_MS ms (in the
  *     kernel, where cond_resched() lets the spinners preempt it: the R+
@@ -25,6 +26,15 @@
  *     a waker thread writes a byte to a pipe every MS ms, N times; a reader
  *     thread blocks reading it each time: the reader's every wakeup is
  *     the waker's (offcpu --wakers). Both then park.
+ *   workload stamp [FILE [COMMAND ARGS...]]
+ *     writes CLOCK_MONOTONIC in ns (the trace clock "mono") to FILE (or
+ *     prints it), then execs COMMAND (or exits): a command's own start
+ *     and end, timed by the command's first and last process, for the
+ *     critical path's total.
+ *   workload dsync N KB FILE
+ *     writes KB KiB to FILE with O_DSYNC N times (each waits for the disk),
+ *     a line to standard output after each (a pipe's reader waits on it),
+ *     then exits; prints to standard error the ns its writes took in all.
  *   workload pingpong N
  *     two threads pinned to CPUs 0 and 1 pass a byte back and forth over
  *     two pipes N times: each wakes the other onto an idle CPU (the
@@ -389,6 +399,55 @@ static void wait_exit_signal(void)
 	exit(0);
 }
 
+/* workload dsync N KB FILE: a writer whose reader waits on its disk */
+static int dsync_writer(long n, long kb, const char *path)
+{
+	size_t len = (size_t)kb * 1024;
+	char *buf = calloc(1, len ? len : 1);
+	uint64_t spent = 0;
+	long i;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DSYNC, 0600);
+
+	if (fd < 0 || !buf) {
+		perror("workload: dsync");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t t0 = now_ns();
+
+		if (write(fd, buf, len) != (ssize_t)len) {
+			perror("workload: dsync write");
+			return 1;
+		}
+		spent += now_ns() - t0;
+		printf("%ld\n", i);
+		fflush(stdout);
+	}
+	close(fd);
+	free(buf);
+	fprintf(stderr, "%llu\n", (unsigned long long)spent);
+	return 0;
+}
+
+/* workload stamp [FILE [COMMAND ARGS...]]: the clock now, then the command */
+static int stamp(int argc, char **argv)
+{
+	unsigned long long t = (unsigned long long)now_ns();
+	FILE *f = argc > 2 ? fopen(argv[2], "w") : stdout;
+
+	if (!f || fprintf(f, "%llu\n", t) < 0 || fflush(f)) {
+		perror("workload: stamp");
+		return 1;
+	}
+	if (argc > 3) {
+		fclose(f);
+		execvp(argv[3], argv + 3);
+		perror("workload: stamp: exec");
+		return 127;
+	}
+	return 0;
+}
+
 static long arg_long(const char *s)
 {
 	char *end;
@@ -407,6 +466,9 @@ int main(int argc, char **argv)
 	sigset_t set;
 	long i, n = 0;
 
+	/* before the signals are blocked: the command it execs gets them as they were */
+	if (argc >= 2 && !strcmp(argv[1], "stamp"))
+		return stamp(argc, argv);
 	/* signals are taken by sigwait() in main only */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
@@ -414,14 +476,16 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	if (argc == 3 && !strcmp(argv[1], "spin")) {
+	if (argc == 5 && !strcmp(argv[1], "dsync")) {
+		return dsync_writer(arg_long(argv[2]), arg_long(argv[3]), argv[4]);
+	} else if (argc == 3 && !strcmp(argv[1], "spin")) {
 		uint64_t end = now_ns() + (uint64_t)arg_long(argv[2]) * 1000000ULL;
 
 		while (now_ns() < end)
 			;
 		return 0;
 	} else if (argc == 5 && !strcmp(argv[1], "runq")) {
-		cpu = (int)arg_long(argv[2]);
+		cpu = strcmp(argv[2], "any") ? (int)arg_long(argv[2]) : -1;
 		n = arg_long(argv[3]);
 		spin_ms = arg_long(argv[4]);
 		if (n < 1 || n + 2 > MAX_THREADS)
@@ -477,7 +541,8 @@ int main(int argc, char **argv)
 		n = 2;
 	} else {
 		fprintf(stderr, "usage: workload runq CPU NSPIN SPIN_MS | sleep N MS [CPU] | "
-			"pipe MS [CPU] | wake N MS | pingpong N\n");
+			"pipe MS [CPU] | wake N MS | pingpong N | spin MS | stamp [FILE [COMMAND]] | "
+			"dsync N KB FILE\n");
 		return 2;
 	}
 	wait_parked((int)n);

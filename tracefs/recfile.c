@@ -29,8 +29,10 @@
 #include "fmt.h"
 #include "grow.h"
 #include "ksym.h"
+#include "fileattr.h"
 #include "fileread.h"
 #include "recfile.h"
+#include "recmeta.h"
 #include "tdat.h"
 
 #define MAX_REC_CPUS 8192u
@@ -122,20 +124,6 @@ static void ob_text_option(struct obuf *b, uint16_t id, const char *text)
 	ob_u16(b, id);
 	ob_u32(b, (uint32_t)n);
 	ob_put(b, text, n);
-}
-
-__attribute__((format(printf, 2, 3)))
-static void ob_printf(struct obuf *b, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		ob_put(b, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static int write_all(int fd, const void *p, size_t n, off_t off)
@@ -341,6 +329,7 @@ static int load_formats(struct recfile *r, char *err, size_t errlen)
 int recfile_open_src(struct recfile **out, const char *path, const struct recfile_src *src,
 		     unsigned ncpu, char *err, size_t errlen)
 {
+	struct file_attrs attrs;
 	struct recfile *r;
 	struct stat st;
 	bool nomem = false;
@@ -353,6 +342,13 @@ int recfile_open_src(struct recfile **out, const char *path, const struct recfil
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		return errf(err, errlen, -EISDIR, "cannot create %s", path);
+	/* rename() would replace a device or FIFO: a recording is only ever a file
+	 * (a symlink, to anything, is replaced as documented) */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		snprintf(err, errlen, "cannot write a recording to %s: it is %s, not a regular "
+			 "file", path, file_kind(st.st_mode));
+		return -ENOTSUP;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return errf(err, errlen, -ENOMEM, "cannot create %s", path);
@@ -377,6 +373,9 @@ int recfile_open_src(struct recfile **out, const char *path, const struct recfil
 		ret = errf(err, errlen, r->fd, "cannot create %s", path);
 		goto out_free;
 	}
+	/* a recording it replaces keeps its mode and owner; a new one is 0600 */
+	file_attrs_get(path, &attrs);
+	file_attrs_apply(r->fd, &attrs, 0600);
 	r->spool = create_spool(path);
 	if (r->spool < 0) {
 		ret = errf(err, errlen, r->spool, "cannot create %s", path);
@@ -582,66 +581,14 @@ static int uname_line(const struct recfile *r, char *buf, size_t len, char *rele
 	return 0;
 }
 
-static void meta_text(struct obuf *b, const struct recfile *r, const struct backend_window *m,
-		      const char *kallsyms, const char *release, const char *tgids)
-{
-	unsigned i;
-
-	ob_printf(b, "format=offcpu-ftrace 1\n");
-	if (m->clock)
-		ob_printf(b, "clock=%s\n", m->clock);
-	ob_printf(b, "window_start_ns=%" PRIu64 "\nwindow_end_ns=%" PRIu64 "\n",
-		  m->start_ns, m->end_ns);
-	ob_printf(b, "ncpu=%u\nlost=", r->ncpu);
-	for (i = 0; i < r->ncpu; i++)
-		ob_printf(b, "%s%" PRIu64, i ? "," : "",
-			  m->lost_per_cpu && i < m->ncpu ? m->lost_per_cpu[i] : 0);
-	ob_printf(b, "\nkernel_stacks=%d\nkallsyms=%s\n", m->kernel_stacks ? 1 : 0, kallsyms);
-	if (r->bad_pages)
-		ob_printf(b, "bad_pages=%" PRIu64 "\n", r->bad_pages);
-	if (release[0])
-		ob_printf(b, "release=%s\n", release);
-	if (r->instance)
-		ob_printf(b, "instance=%s\n", r->instance);
-	if (m->scope.kind[0]) {
-		ob_printf(b, "scope=%s\nscope_id=%d\n", m->scope.kind, m->scope.id);
-		if (m->scope.command[0]) {
-			char cmd[sizeof(m->scope.command)];
-
-			/* one line: a newline in the command would end the key */
-			snprintf(cmd, sizeof(cmd), "%s", m->scope.command);
-			for (i = 0; cmd[i]; i++)
-				if (cmd[i] == '\n' || cmd[i] == '\r')
-					cmd[i] = ' ';
-			ob_printf(b, "scope_command=%s\n", cmd);
-		}
-	}
-	if (m->scope.recorder > 0)
-		ob_printf(b, "recorder_pid=%d\n", m->scope.recorder);
-	if (m->recovered)
-		ob_printf(b, "recovered_switches=%" PRIu64 "\n", m->recovered);
-	if (m->cgroups && m->cgroups[0] && m->cgroups_keyed)
-		ob_printf(b, "cgroups_keyed=%s\n", m->cgroups_keyed);
-	if (m->extra)
-		ob_put(b, m->extra, strlen(m->extra));
-	if (tgids && tgids[0]) {
-		ob_printf(b, "\nsaved_tgids:\n");
-		ob_put(b, tgids, strlen(tgids));
-	}
-	/* the last section: "TID PATH" lines to the end */
-	if (m->cgroups && m->cgroups[0]) {
-		ob_printf(b, "\ncgroups:\n");
-		ob_put(b, m->cgroups, strlen(m->cgroups));
-	}
-	ob_put(b, "", 1);
-}
-
 /* Everything before the CPU data; *table_at: where the CPU table goes. */
 static int build_headers(struct recfile *r, const struct backend_window *m, struct obuf *h,
 			 size_t *table_at)
 {
 	static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct obuf ks = { 0 }, meta = { 0 };
+	struct obuf ks = { 0 };
+	struct recmeta_more more;
+	char *meta = NULL;
 	char uname_buf[512] = "", release[128] = "", clock[64];
 	char *cmdlines, *tgids, *stats;
 	const char *kwhat;
@@ -734,20 +681,26 @@ static int build_headers(struct recfile *r, const struct backend_window *m, stru
 	}
 	tgids = m->tgids ? strdup(m->tgids) :
 		r->no_instance ? NULL : tfs_slurp(r, "saved_tgids", &len);
-	meta_text(&meta, r, m, kwhat, release, tgids);
+	more = (struct recmeta_more){ .ncpu = r->ncpu, .kallsyms = kwhat, .release = release,
+				     .instance = r->instance, .bad_pages = r->bad_pages,
+				     .tgids = tgids };
+	meta = recmeta_text(m, &more);
 	free(tgids);
-	if ((ret = meta.err))
+	if (!meta) {
+		ret = -ENOMEM;
 		goto out;
+	}
+	/* the text and its NUL */
 	ob_u16(h, TDAT_OPT_OFFCPU);
-	ob_u32(h, (uint32_t)meta.len);
-	ob_put(h, meta.p, meta.len);
+	ob_u32(h, (uint32_t)(strlen(meta) + 1));
+	ob_put(h, meta, strlen(meta) + 1);
 	ob_u16(h, TDAT_OPT_DONE);
 	ob_put(h, "flyrecord", 10);
 	*table_at = h->len;
 	ret = h->err;
 out:
 	free(ks.p);
-	free(meta.p);
+	free(meta);
 	return ret;
 }
 

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "decode.h"
 #include "errf.h"
+#include "fileread.h"
 #include "recshell.h"
 #include "tsheap.h"
 
@@ -32,6 +33,9 @@ struct backend {
 	bool opened;			/* open() succeeded */
 	struct rec_record *cur;		/* per CPU: the record to feed next */
 	uint64_t *next_ts;
+	uint64_t *last_ts;		/* per CPU: its last record that can be true */
+	uint64_t *end_ns;		/* per CPU: no event after this (its stats' time) */
+	uint64_t rejected;		/* records that cannot be true: skipped */
 	struct tsheap heap;
 	bool primed;			/* cur[] loaded */
 	uint64_t records;
@@ -42,6 +46,10 @@ struct backend {
 	uint64_t recovered;		/* switches the recording backend recovered */
 	char trigger[256];		/* ... and what saved it */
 	char cgroups_keyed[512];	/* --by cgroup: what the recording keyed on */
+	int switches;			/* enum bk_switches: what it holds */
+	uint64_t *proc_idle;		/* per CPU: /proc/stat's idle time in the window */
+	bool *proc_listed;
+	unsigned nproc;			/* 0: not recorded */
 	uint64_t frames[STACK_MAX_DEPTH];
 };
 
@@ -49,19 +57,23 @@ struct backend {
 static int open_file(struct backend *b, const char *path, char *err, size_t errlen)
 {
 	struct rec_file *f = &b->f;
+	mode_t type = 0;
 	char why[200];
-	struct stat st;
 	int ret;
 
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return errf(err, errlen, -errno, "cannot open %s", f->path);
-	if (fstat(f->fd, &st) < 0)
-		return errf(err, errlen, -errno, "cannot open %s", f->path);
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "cannot read %s: not a regular file", f->path);
+	/* never a FIFO or a device: they would hang the open or the reads */
+	f->fd = file_open_input(f->path, &type);
+	if (f->fd == -EINVAL) {
+		f->fd = -1;
+		snprintf(err, errlen, "cannot read %s: it is %s, not a recording (a trace.dat "
+			 "file)", f->path, file_kind(type));
 		return -EINVAL;
+	}
+	if (f->fd < 0) {
+		ret = f->fd;
+		f->fd = -1;
+		return errf(err, errlen, ret, "cannot open %s", f->path);
 	}
 	ret = tdat_scan(&f->dat, f->fd, why, sizeof(why));
 	if (ret == -ENOMEM)
@@ -83,7 +95,47 @@ static int open_file(struct backend *b, const char *path, char *err, size_t errl
 	return 0;
 }
 
-/* A first pass: what the file holds (types, first and last timestamps). */
+/* tdat_scan()'s bound on a recording's CPUs: a wakeup's target beyond it is corrupt */
+#define TARGET_CPU_MAX 8192u
+
+/*
+ * Whether CPU @cpu's record @rec can be true: not before the CPU's last
+ * such record (a ring buffer's CPU never steps back), not after its stats
+ * were read, a plausible event (decode_plausible()). The kernel writes no
+ * other; a bit flipped in a file does (a page 52 days late). Its type in
+ * *@type; the CPU's last time moves on.
+ */
+static bool rec_true(struct backend *b, unsigned cpu, const struct rec_record *rec,
+		     unsigned *type)
+{
+	struct sched_event ev;
+	unsigned t = decode_record(&b->f.layout, rec->data, rec->size, rec->ts, (int32_t)cpu,
+				   &ev);
+
+	if (rec->ts < b->last_ts[cpu] || rec->ts > b->end_ns[cpu] ||
+	    (t && !decode_plausible(&ev, TARGET_CPU_MAX)))
+		return false;
+	b->last_ts[cpu] = rec->ts;
+	*type = t;
+	return true;
+}
+
+/* CPU @cpu's next record that can be true (the first pass counted the others). */
+static int next_true(struct backend *b, unsigned cpu, struct rec_record *rec)
+{
+	unsigned t;
+	int ret;
+
+	while ((ret = b->rd->next(b->s, cpu, rec)) > 0)
+		if (rec_true(b, cpu, rec, &t))
+			return 1;
+	return ret;
+}
+
+/*
+ * A first pass: what the file holds (types, first and last timestamps of
+ * the records that can be true), and how many cannot.
+ */
 static int count_records(struct backend *b, char *err, size_t errlen)
 {
 	uint64_t first = UINT64_MAX, last = 0;
@@ -96,24 +148,29 @@ static int count_records(struct backend *b, char *err, size_t errlen)
 
 		if ((ret = b->rd->rewind(b->s, cpu)))
 			return errf(err, errlen, ret, "cannot read %s", b->f.path);
+		b->end_ns[cpu] = tdat_cpu_end_ns(&b->f.dat, cpu);
+		b->last_ts[cpu] = 0;
 		for (ret = b->rd->next(b->s, cpu, &rec); ret > 0;
 		     ret = b->rd->next(b->s, cpu, &rec)) {
-			struct sched_event ev;
-			unsigned t = decode_record(&b->f.layout, rec.data, rec.size, rec.ts,
-						   (int32_t)cpu, &ev);
+			unsigned t;
 
+			n++;
+			if (!rec_true(b, cpu, &rec, &t)) {
+				b->rejected++;
+				continue;
+			}
 			if (t)
 				b->seen |= 1u << t;
 			if (rec.ts < first)
 				first = rec.ts;
 			if (rec.ts > last)
 				last = rec.ts;
-			n++;
 		}
 		if ((ret = b->rd->counted(b->s, cpu, n, ret, err, errlen)))
 			return ret;
 		if ((ret = b->rd->rewind(b->s, cpu)))
 			return errf(err, errlen, ret, "cannot read %s", b->f.path);
+		b->last_ts[cpu] = 0;
 		b->records += n;
 	}
 	b->window_start = first == UINT64_MAX ? 0 : first;
@@ -142,9 +199,11 @@ int recshell_open(struct backend **out, const struct trace_req *req, const struc
 	n = b->f.ncpu;
 	b->cur = calloc(n, sizeof(*b->cur));
 	b->next_ts = calloc(n, sizeof(*b->next_ts));
+	b->last_ts = calloc(n, sizeof(*b->last_ts));
+	b->end_ns = calloc(n, sizeof(*b->end_ns));
 	b->heap.v = calloc(n, sizeof(*b->heap.v));
 	b->f.lost = calloc(n, sizeof(*b->f.lost));
-	if (!b->cur || !b->next_ts || !b->heap.v || !b->f.lost)
+	if (!b->cur || !b->next_ts || !b->last_ts || !b->end_ns || !b->heap.v || !b->f.lost)
 		return errf(err, errlen, -ENOMEM, "%s", b->f.path);
 	b->heap.key = b->next_ts;
 	if ((ret = rd->open(&b->s, &b->f, err, errlen)) || (ret = count_records(b, err, errlen)))
@@ -163,6 +222,14 @@ int recshell_open(struct backend **out, const struct trace_req *req, const struc
 		if (tdat_meta_get(&b->f.dat, "recovered_switches", num, sizeof(num)) == 0)
 			b->recovered = strtoull(num, NULL, 10);
 	}
+	b->switches = tdat_switches(&b->f.dat);
+	b->proc_idle = calloc(n, sizeof(*b->proc_idle));
+	b->proc_listed = calloc(n, sizeof(*b->proc_listed));
+	if (!b->proc_idle || !b->proc_listed)
+		return errf(err, errlen, -ENOMEM, "%s", b->f.path);
+	/* a flight recording's window is not the one /proc/stat was read over */
+	if (!b->clip)
+		b->nproc = tdat_proc_idle(&b->f.dat, b->proc_idle, b->proc_listed, n);
 	b->opened = true;
 	return 0;
 }
@@ -187,7 +254,7 @@ static int prime(struct backend *b)
 	int ret;
 
 	for (cpu = 0; cpu < b->f.ncpu; cpu++) {
-		ret = b->rd->next(b->s, cpu, &b->cur[cpu]);
+		ret = next_true(b, cpu, &b->cur[cpu]);
 		if (ret < 0)
 			return ret;
 		if (ret) {
@@ -228,7 +295,7 @@ int recshell_read(struct backend *b, uint64_t limit, bool drain, sched_ev_cb cb,
 			cb(&ev, arg);
 		}
 next:
-		ret = b->rd->next(b->s, ci, rec);
+		ret = next_true(b, ci, rec);
 		if (ret < 0)
 			return ret;
 		if (!ret) {
@@ -282,7 +349,23 @@ int recshell_recording(struct backend *b, struct backend_window *w)
 					 sizeof(b->cgroups_keyed)))
 		w->cgroups_keyed = b->cgroups_keyed;
 	tdat_scope(&b->f.dat, &w->scope);
+	w->switches = b->switches;
+	if (b->nproc) {
+		w->proc_idle = b->proc_idle;
+		w->proc_listed = b->proc_listed;
+		w->nproc = b->nproc;
+	}
 	return 0;
+}
+
+int recshell_switches(struct backend *b)
+{
+	return b && b->opened ? b->switches : BK_SW_LOSSY;
+}
+
+uint64_t recshell_rejected(struct backend *b)
+{
+	return b && b->opened ? b->rejected : 0;
 }
 
 uint64_t recshell_recovered(struct backend *b)
@@ -339,8 +422,12 @@ int recshell_close(struct backend *b, char *err, size_t errlen)
 		close(b->f.fd);
 	free(b->cur);
 	free(b->next_ts);
+	free(b->last_ts);
+	free(b->end_ns);
 	free(b->heap.v);
 	free(b->f.lost);
+	free(b->proc_idle);
+	free(b->proc_listed);
 	free(b);
 	return 0;
 }

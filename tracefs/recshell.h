@@ -92,9 +92,11 @@ unsigned recshell_lost(struct backend *b, uint64_t *lost, unsigned max);
 const struct sched_states *recshell_states(struct backend *b);
 unsigned recshell_events(struct backend *b);
 int recshell_recording(struct backend *b, struct backend_window *w);
+int recshell_switches(struct backend *b);
 int32_t recshell_task_tgid(struct backend *b, int32_t tid);
 int recshell_task_comm(struct backend *b, int32_t tid, char *buf, size_t len);
 uint64_t recshell_recovered(struct backend *b);
+uint64_t recshell_rejected(struct backend *b);
 int recshell_close(struct backend *b, char *err, size_t errlen);
 
 /*
@@ -104,6 +106,8 @@ int recshell_close(struct backend *b, char *err, size_t errlen);
  */
 #define RECSHELL_OPS(open_fn) {			\
 	.name = "file",				\
+	.caps = BCAP_EVENTS | BCAP_REPLAY,	\
+	.source = "the recording's",		\
 	.open = (open_fn),			\
 	.start = recshell_nop,			\
 	.stop = recshell_nop,			\
@@ -118,6 +122,8 @@ int recshell_close(struct backend *b, char *err, size_t errlen);
 	.task_tgid = recshell_task_tgid,	\
 	.task_comm = recshell_task_comm,	\
 	.recovered = recshell_recovered,	\
+	.switches = recshell_switches,		\
+	.rejected = recshell_rejected,		\
 	.close = recshell_close,		\
 }
 

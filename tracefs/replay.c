@@ -8,8 +8,9 @@
  * libtracecmd trusts the file: it mmaps CPU data by the offsets in the
  * headers (a truncated file would SIGBUS) and walks pages with kbuffer,
  * which loops on some corrupt record headers. So before it sees the file,
- * tdat_scan() checks the structure against the file size, and (when the
- * data is not compressed) every page is checked with page_cursor_load().
+ * tdat_scan() checks the structure against the file size (compressed
+ * sections once decompressed too), and every page, compressed or not, is
+ * checked with page_cursor_load().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@
 #include "recfile.h"
 #include "recshell.h"
 #include "tdat.h"
+#include "tdatz.h"
 
 /* libtracecmd's reading of the file (struct rec_reader, recshell.h). */
 struct rec_streams {
@@ -43,20 +45,20 @@ struct rec_streams {
 		struct tep_record *rec;	/* the record handed out last */
 		bool started;		/* read since the rewind: next is read_data */
 	} *cpu;
-	uint64_t *checked;		/* per CPU: records the page checks
-					 * counted; NULL: not checked (compressed) */
-	uint64_t at, missed;		/* the first pass: the CPU's last record's
-					 * offset, the missed events it noted */
+	uint64_t *checked;		/* per CPU: records the page checks counted */
+	uint64_t at;			/* the first pass: the CPU's last record's offset */
 };
 
 /*
- * Every page of the uncompressed CPU data, as the ring backend checks
- * what the kernel hands it; counts records and missed events per CPU.
+ * Every page of the CPU data (compressed chunks decompressed), as the ring
+ * backend checks what the kernel hands it, before libtracecmd's kbuffer
+ * walks them; counts records and missed events per CPU.
  */
 static int check_pages(struct rec_streams *s, uint64_t *count, char *err, size_t errlen)
 {
 	struct rec_file *f = s->f;
 	const struct tdat *t = &f->dat;
+	struct tdat_pages pages = { 0 };
 	struct page_cursor c;
 	void *page;
 	unsigned cpu;
@@ -71,23 +73,15 @@ static int check_pages(struct rec_streams *s, uint64_t *count, char *err, size_t
 		return errf(err, errlen, ret, "%s", f->path);
 	}
 	for (cpu = 0; cpu < f->ncpu && !ret; cpu++) {
-		uint64_t off = t->cpu[cpu].offset, end = off + t->cpu[cpu].size;
+		size_t len;
+		int more, missed;
 
-		for (; off < end; off += t->page_size) {
-			size_t len = end - off < t->page_size ? (size_t)(end - off) : t->page_size;
-			int missed;
-
-			memset(page, 0, t->page_size);
-			ret = file_pread_all(f->fd, page, len, off);
-			if (ret) {
-				errf(err, errlen, ret, "cannot read %s at offset %" PRIu64, f->path,
-				     off);
-				break;
-			}
+		ret = tdat_pages_start(&pages, t, f->fd, cpu);
+		while (!ret && (more = tdat_pages_next(&pages, page, &len)) > 0) {
 			missed = page_cursor_load(&c, &f->layout, page, len);
 			if (missed == -EINVAL) {
 				snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": corrupt "
-					 "ring-buffer page (CPU %u)", f->path, off, cpu);
+					 "ring-buffer page (CPU %u)", f->path, pages.page_off, cpu);
 				ret = -EINVAL;
 				break;
 			}
@@ -96,7 +90,13 @@ static int check_pages(struct rec_streams *s, uint64_t *count, char *err, size_t
 			for (; c.rec; page_cursor_next(&c))
 				count[cpu]++;
 		}
+		if (!ret && more < 0)
+			ret = more;
+		if (ret && ret != -EINVAL)
+			errf(err, errlen, ret, "cannot read %s at offset %" PRIu64, f->path,
+			     pages.page_off);
 	}
+	tdat_pages_fini(&pages);
 	page_cursor_fini(&c);
 	free(page);
 	return ret;
@@ -150,20 +150,53 @@ static void data_range(const struct tdat *t, uint64_t *start, uint64_t *end)
 }
 
 /*
+ * The last line the libraries wrote to @fd (the probe's stderr, its writer
+ * gone) into @said, "" when none: their reason for a refusal, quoted after
+ * ours, never printed as it came ("mmap: Unknown error -22").
+ */
+static void last_said(int fd, char *said, size_t len)
+{
+	char buf[2048], *end, *line;
+	ssize_t n;
+	size_t k;
+
+	said[0] = '\0';
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (end = buf + n; end > buf && (end[-1] == '\n' || end[-1] == ' '); end--)
+		*(end - 1) = '\0';
+	line = strrchr(buf, '\n');
+	line = line ? line + 1 : buf;
+	k = strlen(line) < len - 1 ? strlen(line) : len - 1;
+	memcpy(said, line, k);
+	said[k] = '\0';
+}
+
+/*
  * What the checks cannot rule out, tried in a child first: libtraceevent
  * 1.7 crashes on some malformed format text (a print fmt dividing by
- * zero, say), and compressed pages reach kbuffer unchecked. A crash there
- * becomes an error here. The child reports through a pipe how far it got.
+ * zero, say). A crash there becomes an error here. The child reports
+ * through a pipe how far it got, and what the libraries said (their
+ * stderr, into a pipe nobody prints) comes back in @said.
  */
-static int probe(const struct rec_file *f, const char *open_path, char *err, size_t errlen)
+static int probe(const struct rec_file *f, const char *open_path, char *said, size_t saidlen,
+		 char *err, size_t errlen)
 {
 	uint64_t start, end;
-	int fds[2], status;
+	int fds[2], msg[2], status;
 	char stage = 0;
 	pid_t pid;
 
+	said[0] = '\0';
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return 0;	/* no probe: read it as it is */
+	if (pipe2(msg, O_CLOEXEC | O_NONBLOCK) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return 0;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -172,6 +205,11 @@ static int probe(const struct rec_file *f, const char *open_path, char *err, siz
 		unsigned cpu;
 
 		close(fds[0]);
+		close(msg[0]);
+		/* what the libraries say is a reason to quote: past the pipe's room, dropped */
+		dup2(msg[1], STDERR_FILENO);
+		tracecmd_set_loglevel(TEP_LOG_WARNING);
+		tep_set_loglevel(TEP_LOG_WARNING);
 		/* die of it, even where a sanitizer would catch it and exit */
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
@@ -193,16 +231,22 @@ static int probe(const struct rec_file *f, const char *open_path, char *err, siz
 		_exit(0);
 	}
 	close(fds[1]);
+	close(msg[1]);
 	if (pid < 0) {
 		close(fds[0]);
+		close(msg[0]);
 		return 0;
 	}
 	while (read(fds[0], &stage, 1) < 0 && errno == EINTR)
 		;
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			close(msg[0]);
 			return 0;
+		}
+	last_said(msg[0], said, saidlen);
+	close(msg[0]);
 	if (!WIFSIGNALED(status))
 		return 0;
 	data_range(&f->dat, &start, &end);
@@ -217,12 +261,34 @@ static int probe(const struct rec_file *f, const char *open_path, char *err, siz
 	return -EINVAL;
 }
 
+/*
+ * libtracecmd refused headers our checks passed: where, and its reason
+ * (@said: what it wrote in the probe). A zlib recording is one its
+ * Debian build cannot decompress, and our own reader can.
+ */
+static int refused(const struct rec_file *f, const char *said, char *err, size_t errlen)
+{
+	uint64_t start, end;
+
+	data_range(&f->dat, &start, &end);
+	if (!strcmp(f->dat.compression, "zlib")) {
+		snprintf(err, errlen, "cannot read %s: it is compressed with zlib, which this "
+			 "build's libtracecmd cannot read: only the static build (configure "
+			 "--enable-static-binary) reads zlib recordings", f->path);
+		return -ENOTSUP;
+	}
+	snprintf(err, errlen, "cannot read %s: offsets 0-%" PRIu64 ": libtracecmd does not "
+		 "accept its headers: %s%s%s", f->path, start, said[0] ? "\"" : "",
+		 said[0] ? said : "it gives no reason (they pass our checks)", said[0] ? "\"" : "");
+	return -EINVAL;
+}
+
 /* The headers through libtracecmd, the pages checked, the data mapped. */
 static int tc_open(struct rec_streams **out, struct rec_file *f, char *err, size_t errlen)
 {
 	struct rec_streams *s = calloc(1, sizeof(*s));
 	const char *missing;
-	char fdpath[PATH_MAX];
+	char fdpath[PATH_MAX], said[160];
 	int ret;
 
 	*out = s;
@@ -244,15 +310,12 @@ static int tc_open(struct rec_streams **out, struct rec_file *f, char *err, size
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", f->fd);
 	if (access(fdpath, R_OK))
 		snprintf(fdpath, sizeof(fdpath), "%s", f->path);
-	ret = probe(f, fdpath, err, errlen);
+	ret = probe(f, fdpath, said, sizeof(said), err, errlen);
 	if (ret)
 		return ret;
 	s->h = tracecmd_open_head(fdpath, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!s->h) {
-		snprintf(err, errlen, "cannot read %s: libtracecmd does not accept its "
-			 "headers", f->path);
-		return -EINVAL;
-	}
+	if (!s->h)
+		return refused(f, said, err, errlen);
 	ret = fmt_from_tep(&f->layout, tracecmd_get_tep(s->h), f->dat.page_size, &missing);
 	f->layout_ok = true;
 	if (ret == -ENOENT) {
@@ -265,12 +328,10 @@ static int tc_open(struct rec_streams **out, struct rec_file *f, char *err, size
 			 missing ? missing : "an event");
 		return ret;
 	}
-	if (!f->dat.compressed) {
-		s->checked = calloc(f->ncpu, sizeof(*s->checked));
-		if (!s->checked)
-			return errf(err, errlen, -ENOMEM, "%s", f->path);
-		ret = check_pages(s, s->checked, err, errlen);
-	}
+	s->checked = calloc(f->ncpu, sizeof(*s->checked));
+	if (!s->checked)
+		return errf(err, errlen, -ENOMEM, "%s", f->path);
+	ret = check_pages(s, s->checked, err, errlen);
 	if (!ret && init_data(s) < 0) {
 		snprintf(err, errlen, "cannot read %s: libtracecmd cannot %s its CPU data", f->path,
 			 f->dat.compressed ? "decompress" : "map");
@@ -288,7 +349,6 @@ static int tc_rewind(struct rec_streams *s, unsigned cpu)
 	c->rec = NULL;
 	c->started = false;
 	s->at = s->f->dat.cpu[cpu].offset;
-	s->missed = 0;
 	return 0;
 }
 
@@ -304,8 +364,6 @@ static int tc_next(struct rec_streams *s, unsigned cpu, struct rec_record *out)
 	c->started = true;
 	if (!rec)
 		return 0;
-	if (rec->missed_events)
-		s->missed += rec->missed_events > 0 ? (uint64_t)rec->missed_events : 1;
 	s->at = rec->offset;
 	out->data = rec->data;
 	out->size = (uint32_t)rec->size;
@@ -313,20 +371,20 @@ static int tc_next(struct rec_streams *s, unsigned cpu, struct rec_record *out)
 	return 1;
 }
 
-/* For checked pages, that libtracecmd read them all. */
+/*
+ * That libtracecmd read every record the page checks counted: it says no
+ * more for an end and an error alike (a chunk it could not decompress).
+ */
 static int tc_counted(struct rec_streams *s, unsigned cpu, uint64_t n, int ret, char *err,
 		      size_t errlen)
 {
-	(void)ret;	/* never negative: libtracecmd says no more for an end and an error alike */
-	if (s->checked && n != s->checked[cpu]) {
+	(void)ret;	/* never negative */
+	if (n != s->checked[cpu]) {
 		snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": libtracecmd "
 			 "read %" PRIu64 " of CPU %u's %" PRIu64 " records", s->f->path, s->at, n,
 			 cpu, s->checked[cpu]);
 		return -EINVAL;
 	}
-	/* the page checks saw the same; counted here when they could not run */
-	if (!s->checked)
-		s->f->lost[cpu] += s->missed;
 	return 0;
 }
 

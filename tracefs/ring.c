@@ -73,6 +73,7 @@ struct backend {
 	struct tfs_undo_list undo;
 	struct tracefs_instance *inst;
 	bool borrowed;		/* OFFCPU_FTRACE_RING_INSTANCE: not ours to remove */
+	bool pid_filter;	/* set_event_pid: the selected threads' switches only */
 	/* a recording: every page read also goes here (req->page_sink) */
 	int (*sink)(void *arg, unsigned cpu, const void *page);
 	void *sink_arg;
@@ -524,6 +525,7 @@ static int ring_open(struct backend **out, const struct trace_req *req,
 	/* optional: older kernels poll on any data */
 	tfs_inst_write(b->inst, "buffer_percent", WATERMARK_PERCENT);
 	if (req->npids) {
+		b->pid_filter = true;
 		ret = write_pids(b, req);
 		if (ret)
 			return errf(err, errlen, ret, "cannot set set_event_pid");
@@ -884,8 +886,17 @@ static int ring_close(struct backend *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* every switch of the kernel's tracepoint, or the selected threads' (set_event_pid) */
+static int ring_switches(struct backend *b)
+{
+	return b->pid_filter ? BK_SW_SELECTED : BK_SW_TRACEPOINT;
+}
+
 const struct backend_ops ring_backend_ops = {
 	.name = "ring",
+	.caps = BCAP_EVENTS | BCAP_RECORD,
+	.source = "in a tracefs instance of its own",
+	.switches = ring_switches,
 	.open = ring_open,
 	.start = ring_start,
 	.stop = ring_stop,

@@ -49,6 +49,16 @@ enum {
 	TDAT_OPT_OFFCPU = 0x4f46,
 };
 
+/*
+ * All a recording's compressed blocks (metadata sections, CPU data
+ * chunks) may expand to: 64 times the file's size, plus 1 MiB. Real ones
+ * expand about 10 times; a corrupt claim of a GiB is refused before
+ * anything is allocated for it, so one recording never costs more memory
+ * than a small multiple of its size.
+ */
+#define TDAT_RAW_RATIO	64u
+#define TDAT_RAW_SLACK	(1u << 20)
+
 struct tdat_cpu {
 	uint64_t offset, size;	/* bytes of ring-buffer pages (compressed: chunks) */
 };
@@ -85,6 +95,10 @@ struct tdat {
 	char *uname;		/* UNAME option, or NULL */
 	char *offcpu;		/* TDAT_OPT_OFFCPU text, or NULL */
 	uint64_t file_size;
+	/* compressed blocks: what they claim uncompressed in all (each checked
+	 * to decompress to exactly its claim), its bound, the largest chunk */
+	uint64_t raw_total, raw_max;
+	uint32_t max_chunk;
 	/* tdat_tgid(): the offcpu text's saved_tgids, sorted by thread */
 	struct tdat_tgid { int32_t tid, tgid; } *tgids;
 	uint32_t ntgids;
@@ -93,12 +107,24 @@ struct tdat {
 
 /*
  * Walk the trace.dat open on @fd and fill @t (release with tdat_free()).
- * Returns 0, or a negative errno with "offset N: what is wrong" in @err:
- * -EINVAL for a corrupt or truncated file, -ENOTSUP for a valid one we
- * cannot use (latency format, big-endian, compressed options).
+ * Every size and count is checked against the file's size before it is
+ * used; every compressed block is decompressed (within TDAT_RAW_RATIO)
+ * and must hold what it claims, and compressed metadata is checked as the
+ * plain is. Returns 0, or a negative errno with "offset N: what is wrong"
+ * in @err: -EINVAL for a corrupt or truncated file, -ENOTSUP for a valid
+ * one we cannot use (latency format, big-endian, compressed options, a
+ * compression this build cannot decompress).
  */
 int tdat_scan(struct tdat *t, int fd, char *err, size_t errlen);
 void tdat_free(struct tdat *t);
+
+/*
+ * The latest time an event of @cpu can have, in the trace clock's ns:
+ * its recorded CPU stats were read after the last event ("now ts"),
+ * plus a second for the skew of an unsynchronized clock (local). Only for
+ * clocks counting nanoseconds (stats in seconds); UINT64_MAX when unknown.
+ */
+uint64_t tdat_cpu_end_ns(const struct tdat *t, unsigned cpu);
 
 /*
  * Events lost on @cpu as the recorded CPU stats say (overrun + commit
@@ -131,6 +157,21 @@ void tdat_clock_window(const struct tdat *t, char *clock, size_t len, uint64_t *
 
 /* The recorded run's scope (scope=, scope_id=, ...); kind "" when absent. */
 void tdat_scope(const struct tdat *t, struct rec_scope *s);
+
+/*
+ * Which switches the recording holds (cpu_switches=): enum bk_switches.
+ * Where it does not say (older recordings, trace-cmd's): one of every
+ * thread may lack switches out of idle (BK_SW_LOSSY), one of a command,
+ * process or thread holds only theirs (BK_SW_SELECTED).
+ */
+int tdat_switches(const struct tdat *t);
+
+/*
+ * Each CPU's idle time in the recorded window (proc_idle_ns=, "-" for a
+ * CPU /proc/stat did not list) into @ns and @listed, @max at most;
+ * returns how many, 0 when the recording has none.
+ */
+unsigned tdat_proc_idle(const struct tdat *t, uint64_t *ns, bool *listed, unsigned max);
 
 /*
  * Thread @tid's process as the recording's saved_tgids list it: the tgid,

@@ -23,10 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-#ifdef HAVE_ZSTD
-#include <zstd.h>
-#endif
 
 #include "backend.h"
 #include "decode.h"
@@ -39,17 +35,12 @@
 #include "recshell.h"
 #include "tdat.h"
 #include "tdatread.h"
+#include "tdatz.h"
 
 #define MAX_PART (256u << 20)	/* a metadata part, decompressed */
-#define MAX_CHUNK (1u << 30)	/* tdat_scan's bound on a chunk's pages */
 
 struct rcpu {
-	uint64_t off, end;	/* the CPU's data still to read */
-	uint64_t page_off;	/* where the page being walked came from (z: its chunk) */
-	bool z;			/* in compressed chunks */
-	uint32_t chunks;	/* z: chunks left */
-	uint8_t *chunk;		/* z: the current chunk's pages */
-	size_t chunk_len, chunk_pos;
+	struct tdat_pages pages;	/* the CPU's data, page by page */
 	uint8_t *page;		/* the page being walked */
 	struct page_cursor cur;
 	bool loaded;		/* cur is on a record */
@@ -72,55 +63,6 @@ struct rec_streams {
 	char err[256];			/* a read that failed after open */
 };
 
-/* Decompress @src into @dst of exactly @dlen bytes. 0 or -EINVAL/-ENOTSUP. */
-static int inflate_chunk(const struct tdat *t, const void *src, size_t slen, void *dst,
-			 size_t dlen)
-{
-	if (!strcmp(t->compression, "zlib")) {
-		uLongf n = (uLongf)dlen;
-
-		return uncompress(dst, &n, src, (uLong)slen) == Z_OK && n == dlen ? 0 : -EINVAL;
-	}
-#ifdef HAVE_ZSTD
-	if (!strcmp(t->compression, "zstd")) {
-		size_t n = ZSTD_decompress(dst, dlen, src, slen);
-
-		return !ZSTD_isError(n) && n == dlen ? 0 : -EINVAL;
-	}
-#endif
-	return -ENOTSUP;
-}
-
-/* "u32 size, u32 raw size, data" at @off (within @end): the raw bytes. */
-static int read_compressed(const struct rec_file *f, uint64_t *off, uint64_t end, size_t max,
-			   uint8_t **out, size_t *len)
-{
-	uint32_t hdr[2];
-	uint8_t *src, *dst;
-	int ret;
-
-	if (end - *off < 8 || (ret = file_pread_all(f->fd, hdr, 8, *off)))
-		return -EINVAL;
-	hdr[0] = le32toh(hdr[0]);
-	hdr[1] = le32toh(hdr[1]);
-	if (hdr[0] > end - *off - 8 || hdr[1] > max || !hdr[1])
-		return -EINVAL;
-	src = malloc(hdr[0] ? hdr[0] : 1);
-	dst = malloc(hdr[1]);
-	ret = !src || !dst ? -ENOMEM : file_pread_all(f->fd, src, hdr[0], *off + 8);
-	if (!ret)
-		ret = inflate_chunk(&f->dat, src, hdr[0], dst, hdr[1]);
-	free(src);
-	if (ret) {
-		free(dst);
-		return ret;
-	}
-	*off += 8 + (uint64_t)hdr[0];
-	*out = dst;
-	*len = hdr[1];
-	return 0;
-}
-
 /* A metadata part's bytes (decompressed); caller frees. */
 static int load_part(const struct rec_file *f, enum tdat_part_id id, uint8_t **out, size_t *len)
 {
@@ -131,8 +73,10 @@ static int load_part(const struct rec_file *f, enum tdat_part_id id, uint8_t **o
 	*len = 0;
 	if (!p->size)
 		return 0;
+	/* tdat_scan() decompressed it once: its claim is checked, and bounded */
 	if (p->compressed)
-		return read_compressed(f, &off, p->offset + p->size, MAX_PART, out, len);
+		return tdatz_read_block(f->dat.compression, f->fd, &off, p->offset + p->size,
+					MAX_PART, out, len);
 	if (p->size > MAX_PART)
 		return -EINVAL;
 	*out = malloc(p->size + 1);
@@ -294,43 +238,6 @@ static int load_metadata(struct rec_streams *s, char *err, size_t errlen)
 	return ret;
 }
 
-/* The CPU's next page into c->page (its length in *len); false at the end. */
-static int next_page(const struct rec_file *f, struct rcpu *c, size_t *len)
-{
-	size_t ps = f->dat.page_size;
-	int ret;
-
-	if (c->z) {
-		while (c->chunk_pos >= c->chunk_len) {
-			free(c->chunk);
-			c->chunk = NULL;
-			c->chunk_len = c->chunk_pos = 0;
-			if (!c->chunks)
-				return 0;
-			c->chunks--;
-			c->page_off = c->off;
-			ret = read_compressed(f, &c->off, c->end, MAX_CHUNK, &c->chunk,
-					      &c->chunk_len);
-			if (ret)
-				return ret;
-		}
-		*len = c->chunk_len - c->chunk_pos < ps ? c->chunk_len - c->chunk_pos : ps;
-		memcpy(c->page, c->chunk + c->chunk_pos, *len);
-		c->chunk_pos += ps;
-		return 1;
-	}
-	if (c->off >= c->end)
-		return 0;
-	*len = c->end - c->off < ps ? (size_t)(c->end - c->off) : ps;
-	memset(c->page, 0, ps);
-	c->page_off = c->off;
-	ret = file_pread_all(f->fd, c->page, *len, c->off);
-	if (ret)
-		return ret;
-	c->off += ps;
-	return 1;
-}
-
 /* Move @c to its next record, loading pages as needed; false at its end. */
 static int cpu_advance(struct rec_streams *s, unsigned cpu, bool first)
 {
@@ -346,7 +253,7 @@ static int cpu_advance(struct rec_streams *s, unsigned cpu, bool first)
 	for (;;) {
 		int missed;
 
-		ret = next_page(s->f, c, &len);
+		ret = tdat_pages_next(&c->pages, c->page, &len);
 		if (ret <= 0) {
 			c->loaded = false;
 			return ret;
@@ -369,27 +276,10 @@ static int cpu_advance(struct rec_streams *s, unsigned cpu, bool first)
 static int tdr_rewind(struct rec_streams *s, unsigned cpu)
 {
 	struct rcpu *c = &s->cpu[cpu];
-	const struct tdat_cpu *d = &s->f->dat.cpu[cpu];
-	uint32_t n;
 
-	free(c->chunk);
-	c->chunk = NULL;
-	c->chunk_len = c->chunk_pos = 0;
 	c->loaded = false;
 	c->fresh = true;
-	c->off = d->offset;
-	c->end = d->offset + d->size;
-	c->z = s->f->dat.compressed;
-	c->chunks = 0;
-	if (c->z && d->size) {
-		/* "u32 count" of chunks, then the chunks, to the section's end */
-		if (file_pread_all(s->f->fd, &n, 4, c->off))
-			return -EIO;
-		c->chunks = le32toh(n);
-		c->off += 4;
-		c->end = s->f->dat.file_size;
-	}
-	return 0;
+	return tdat_pages_start(&c->pages, &s->f->dat, s->f->fd, cpu) ? -EIO : 0;
 }
 
 /*
@@ -418,7 +308,7 @@ static int tdr_counted(struct rec_streams *s, unsigned cpu, uint64_t n, int ret,
 	if (ret >= 0)
 		return 0;
 	snprintf(err, errlen, "cannot read %s: offset %" PRIu64 ": %s", s->f->path,
-		 s->cpu[cpu].page_off, s->err[0] ? s->err : ret == -ENOTSUP ?
+		 s->cpu[cpu].pages.page_off, s->err[0] ? s->err : ret == -ENOTSUP ?
 		 "compressed data this build cannot decompress" :
 		 "CPU data that does not decompress or read");
 	return ret == -ENOTSUP ? ret : -EINVAL;
@@ -520,7 +410,7 @@ static void tdr_close(struct rec_streams *s)
 	if (!s)
 		return;
 	for (i = 0; s->cpu && i < s->f->ncpu; i++) {
-		free(s->cpu[i].chunk);
+		tdat_pages_fini(&s->cpu[i].pages);
 		free(s->cpu[i].page);
 		page_cursor_fini(&s->cpu[i].cur);
 	}

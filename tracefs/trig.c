@@ -669,6 +669,8 @@ static uint64_t hist_dropped(struct backend *b)
 
 const struct backend_ops hist_backend_ops = {
 	.name = "hist",
+	.caps = BCAP_SUMS,
+	.source = "aggregated in the kernel by hist triggers and synthetic events",
 	.open = hist_open,
 	.start = hist_start,
 	.stop = hist_stop,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An analysis: one file in src/analyses/ that exports one descriptor. The
- * command line finds it by name (analysis_find), admits the options that
- * declare its bit, asks it what the backend must trace and whether the
+ * command line finds it by name (analysis_find), admits the options of
+ * its tables (and the common ones), asks it what the backend must trace and whether the
  * kernel's hist triggers can do it, lets it configure the analyzer and
  * subscribe to what the analyzer measures, and hands it each interval to
  * print through src/report/. Nothing outside this folder and the command
@@ -20,25 +20,12 @@
 #include <time.h>
 
 #include "analyzer.h"
+#include "anopt.h"
 #include "backend.h"
 #include "cgroup.h"
 #include "opts.h"
 #include "report.h"
 #include "stackout.h"
-
-/* Which analyses an option belongs to (struct optdef's cmds in src/cli/cli.c). */
-enum an_bit {
-	ANB_RUNQ = 0x1,
-	ANB_OFFCPU = 0x2,
-	ANB_TRIAGE = 0x4,
-	ANB_RECORD = 0x8,
-	ANB_ONCPU = 0x10,
-	ANB_RUNQLEN = 0x20,
-	ANB_PROFILE = 0x40,
-	/* those that print results */
-	ANB_TRACE = ANB_RUNQ | ANB_OFFCPU | ANB_TRIAGE | ANB_ONCPU | ANB_RUNQLEN | ANB_PROFILE,
-	ANB_ALL = ANB_TRACE | ANB_RECORD,
-};
 
 /* Why the kernel's hist triggers cannot run a request (the backend rule's input). */
 enum hist_refusal {
@@ -63,6 +50,15 @@ enum hist_refusal {
 #define AN_F_MODE 0x4		/* not a command: a command's refine() picks it */
 #define AN_F_TRACED 0x8		/* it needs every event: no sampling backend */
 #define AN_F_SAMPLES 0x10	/* it samples on-CPU stacks: auto prefers perf */
+#define AN_F_TIDS 0x20		/* its output names threads by id (a pid namespace
+				 * needs a backend naming them by its pids) */
+#define AN_F_PERFETTO 0x40	/* it writes --format=perfetto (a timeline) */
+#define AN_F_COMMAND 0x80	/* it follows a command: -- COMMAND, or a recording
+				 * made with one (report refuses another scope) */
+#define AN_F_KSTACK_IF_ANY 0x100	/* its kernel stacks are a default, not a
+					 * request: a recording without them is
+					 * analysed without (a note says so) */
+#define AN_F_BOTH_KEYS 0x200	/* -P with --by cgroup: both columns (runq --slower) */
 
 /*
  * What a run hands an analysis to print one interval: the backend's
@@ -75,6 +71,7 @@ struct an_view {
 	const char *backend_why;	/* why auto chose it, or NULL */
 	const char *clock;
 	unsigned events;		/* what the backend provides: 1 << SEV_x */
+	unsigned backend_caps;		/* what it can do: BCAP_* (backend.h) */
 	/* this interval */
 	double duration_s;
 	unsigned interval;		/* 1-based */
@@ -92,14 +89,35 @@ struct an_view {
 	unsigned ncpu;
 	uint64_t recovered;		/* switches taken from a second source */
 	uint64_t dropped;		/* intervals an aggregating backend's map dropped */
+	uint64_t rejected;		/* records of a recording that cannot be true, skipped */
 	/* the run-queue waits not measured, sized by their threads' schedstat */
 	bool unmeasured_sized;
 	uint64_t unmeasured_ns;		/* waiting in run_delay beyond what was measured */
 	uint64_t unmeasured_unsized;	/* ... of waits in threads gone since */
+	/*
+	 * ... and every thread alive at the interval's both ends: how many,
+	 * what their run_delay grew by, what was measured of it
+	 */
+	uint64_t sched_threads, sched_run_delay_ns, sched_measured_ns;
+	/* ... threads gone by its end: how many had waits, what was measured of them */
+	uint64_t sched_gone, sched_gone_measured_ns;
+	/* ... of them sized from their exit (taskstats), -1: exits not heard */
+	int64_t sched_gone_sized;
 	const struct backend_sampling *sampling;	/* a sampling backend's account */
 	/* live: what the hypervisor took from the CPUs in this interval (steal) */
 	bool steal_known;
 	uint64_t steal_ns;
+	/*
+	 * each CPU's idle time in this interval, /proc/stat's idle + iowait
+	 * (live: read at its ends; a recording's: its window), @nproc
+	 * entries, proc_listed false for a CPU it had no line for (offline),
+	 * each accurate to proc_tol_ns; proc_idle NULL when not known. The
+	 * CPU-state model (v->an->cs) was closed with it.
+	 */
+	const uint64_t *proc_idle;
+	const bool *proc_listed;
+	unsigned nproc;
+	uint64_t proc_tol_ns;
 	/* stacks */
 	const struct symbolizer *sym;
 	struct {
@@ -116,17 +134,35 @@ struct an_view {
 	bool child;			/* -- COMMAND ran */
 	uint64_t child_cpu_ns;		/* its CPU time and its children's, 0 unknown */
 	const struct cgroup_sel *cgroup;	/* --cgroup, or NULL */
+	/*
+	 * the window's end: threads of -p/-t blocked since before the window
+	 * began (no event in it), as /proc shows them; the run's own
+	 */
+	const struct open_block *whole;
+	unsigned nwhole;
 };
 
 struct analysis {
 	const char *name;		/* the command's name: "runq" */
 	const char *summary;		/* one line for 'offcpu-ftrace --help' */
-	unsigned bit;			/* enum an_bit: the options it takes */
 	unsigned flags;			/* AN_F_* */
-	void (*help)(FILE *f);		/* --help, examples and exit status included */
+	/*
+	 * The tables of the options it takes beyond the common ones
+	 * (anopt.h), in --help's order, NULL-terminated; a row with a common
+	 * row's name or letter replaces it. A mode (AN_F_MODE) takes its
+	 * command's.
+	 */
+	const struct an_option *const *options;
+	/* --help, printed around the options the tables give: the usage lines
+	 * and what it does; the examples (with a blank line first); the exit
+	 * status (NULL: the tracing commands' usual one) */
+	const char *usage, *examples, *exit_help;
 	/* its default text output, for --dry-run; NULL: histograms ("text
 	 * (BCC's layout), per process") */
 	const char *text_output;
+	/* optional, AN_F_TRACED: what the proc backend's totals give instead,
+	 * said where it is refused unprivileged */
+	const char *untraced;
 	/* What it measures, in words: the banner's and --dry-run's. */
 	const char *(*what)(const struct trace_opts *o);
 	/* Its defaults, before the options are parsed (o is zeroed otherwise). */
@@ -138,10 +174,30 @@ struct analysis {
 	const struct analysis *(*refine)(const struct trace_opts *o);
 	/* optional: options that do not go together for it: a usage error, or NULL */
 	const char *(*check)(const struct trace_opts *o);
+	/*
+	 * optional: what it asks of the backend beyond what its modes and
+	 * the common options ask (the run fills the rest of @req first)
+	 */
+	void (*request)(const struct trace_opts *o, struct trace_req *req);
 	/* optional: events it needs beyond switch, wakeup and wakeup_new: 1 << SEV_x */
 	unsigned (*events)(const struct trace_opts *o);
+	/*
+	 * optional: why perf's context-switch records alone (who left,
+	 * preempted or not, and who came: no tracepoint, no wakeup, state,
+	 * name or stack) cannot serve it, or NULL: they can. Without the
+	 * hook: they cannot. A container without tracefs, or with its own
+	 * pid namespace, has nothing else that traces.
+	 */
+	const char *(*no_records)(const struct trace_opts *o);
 	/* optional: why the kernel's hist triggers cannot do it (NULL: they can) */
 	enum hist_refusal (*hist)(const struct trace_opts *o);
+	/*
+	 * optional: its figures depend on whether CPUs were idle (the
+	 * CPU-state model, cpustate.h): the trace then keeps every CPU's
+	 * switches (no in-kernel pid filter: the analyzer filters), and CPU
+	 * time of unknown state makes the result partial
+	 */
+	bool (*cpu_state)(const struct trace_opts *o);
 	/* optional: the analyzer as it needs it (after the options' common fields) */
 	void (*configure)(const struct trace_opts *o, struct an_cfg *cfg);
 	/*
@@ -162,6 +218,12 @@ struct analysis {
 	 * output; print() then writes what is left of the interval.
 	 */
 	void (*stream)(void *state, const struct an_view *v, FILE *f);
+	/*
+	 * optional: after print(), whether what it printed is partial beyond
+	 * what the analyzer counted (the critical path: a link between two
+	 * threads the trace lost), for --strict
+	 */
+	bool (*partial)(void *state);
 	/* optional: free the state; accepts NULL */
 	void (*free)(void *state);
 };
@@ -177,9 +239,25 @@ static inline unsigned an_events(const struct trace_opts *o)
 	return o->an->events ? o->an->events(o) : 0;
 }
 
+static inline const char *an_no_records(const struct trace_opts *o)
+{
+	return o->an->no_records ? o->an->no_records(o) : "it needs the sched tracepoints";
+}
+
+/* A recording without kernel stacks: is that a refusal for @o? */
+static inline bool an_kstack_required(const struct trace_opts *o)
+{
+	return o->kstack && !(o->an->flags & AN_F_KSTACK_IF_ANY);
+}
+
 static inline enum hist_refusal an_hist(const struct trace_opts *o)
 {
 	return o->an->hist ? o->an->hist(o) : HIST_CAN;
+}
+
+static inline bool an_cpu_state(const struct trace_opts *o)
+{
+	return o->an->cpu_state && o->an->cpu_state(o);
 }
 
 /*
@@ -192,8 +270,5 @@ const struct analysis *analysis_at(unsigned i);
 /* "runq, offcpu or triage": the commands with every flag of @flags set. */
 void analysis_names(char *buf, size_t len, unsigned flags);
 
-/* What a tracing command's help shares (help.c). */
-void an_help_common(FILE *f);
-void an_help_exit(FILE *f, const char *name);
 
 #endif

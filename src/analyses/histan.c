@@ -9,10 +9,18 @@
 
 int histan_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
-	(void)o;
-	(void)an;
-	*state = calloc(1, sizeof(struct histan));
-	return *state ? 0 : -ENOMEM;
+	struct histan *h = calloc(1, sizeof(*h));
+	int ret = 0;
+
+	*state = h;
+	if (!h)
+		return -ENOMEM;
+	/* off-CPU views show the blocks still open at the window's end */
+	if (o->modes & AN_OFFCPU) {
+		ret = openblk_subscribe(&h->open, an);
+		h->open_on = ret == 0;
+	}
+	return ret;
 }
 
 void histan_free(void *state)
@@ -39,6 +47,24 @@ const char *histan_check(const struct trace_opts *o)
 	if ((o->kstack || o->ustack) && (o->key == KEY_CPU || o->key == KEY_COMM))
 		return "stacks are summed per thread (default), process (-P) or cgroup (--by "
 		       "cgroup), not per CPU or name (the folded lines end with the thread's name)";
+	return NULL;
+}
+
+const char *histan_no_records(const struct trace_opts *o)
+{
+	if ((o->kstack && !o->late_stacks) || o->ustack)
+		return "stacks are taken at the sched_switch tracepoint (--late-stacks reads "
+		       "kernel stacks from /proc instead)";
+	if (o->state)
+		return "--state reads prev_state, which only the sched_switch tracepoint carries";
+	if (o->comm[0])
+		return "-c matches the names the tracepoints carry";
+	if (o->compat == COMPAT_BPFTRACE)
+		return "--compat=bpftrace tells R from R+ by the tracepoint's prev_state";
+	if (o->compat == COMPAT_PERF)
+		return "--compat=perf starts a wait at sched_waking";
+	if (o->record_path)
+		return "a recording keeps the tracepoints' events";
 	return NULL;
 }
 
@@ -71,6 +97,7 @@ void report_from_view(struct report *rep, const struct an_view *v,
 
 	memset(rep, 0, sizeof(*rep));
 	rep->command = o->cmd;
+	rep->compat = o->compat_given ? an_compat_name(o->compat) : NULL;
 	rep->measure = measure;
 	rep->backend = v->backend;
 	rep->backend_why = v->backend_why;
@@ -88,9 +115,22 @@ void report_from_view(struct report *rep, const struct an_view *v,
 	rep->replaces = v->replaces;
 	rep->lost = v->lost;
 	rep->dropped = v->dropped;
+	rep->rejected = v->rejected;
 	rep->unmeasured_sized = v->unmeasured_sized;
+	rep->filtered = v->an->cfg.pid >= 0 || v->an->cfg.tid >= 0 || v->an->cfg.comm[0] ||
+			v->an->cfg.follow || v->an->cfg.in_cgroup;
+	/* threads blocked the whole window are what the filter matched */
+	rep->nomatch = analyzer_matched_nothing(v->an) && !v->nwhole;
+	rep->seen = v->an->seen;
+	rep->no_wakeups = (v->events & (1u << SEV_SWITCH)) && !(v->events & (1u << SEV_WAKEUP));
 	rep->unmeasured_ns = v->unmeasured_ns;
 	rep->unmeasured_unsized = v->unmeasured_unsized;
+	rep->sched_threads = v->sched_threads;
+	rep->sched_run_delay_ns = v->sched_run_delay_ns;
+	rep->sched_measured_ns = v->sched_measured_ns;
+	rep->sched_gone = v->sched_gone;
+	rep->sched_gone_measured_ns = v->sched_gone_measured_ns;
+	rep->sched_gone_sized = v->sched_gone_sized;
 	rep->recovered = v->recovered;
 	if (v->sampling) {
 		rep->sampling = v->sampling;
@@ -100,6 +140,8 @@ void report_from_view(struct report *rep, const struct an_view *v,
 	rep->ncpu = v->ncpu;
 	rep->steal_known = v->steal_known;
 	rep->steal_ns = v->steal_ns;
+	rep->cpu_state = v->an->cfg.cpu_state;
+	rep->cpu_unknown_ns = analyzer_cpu_unknown_ns(v->an);
 }
 
 void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
@@ -109,6 +151,8 @@ void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 	const struct trace_opts *o = v->o;
 
 	report_from_view(rep, v, measure);
+	if (measure == MEASURE_OFFCPU && h->open_on)
+		rep->open = openblk_fill(&h->open, v);
 	rep->inc = &m->inc;
 	rep->groups = &m->groups;
 	/* --top ranks the stacks when there are any, else the histograms */

@@ -11,9 +11,12 @@
 #define OFFCPU_HISTAN_H
 
 #include "analysis.h"
+#include "openblk.h"
 
 struct histan {
 	struct heat *heat;		/* --format=svg -i: every interval */
+	struct openblk open;		/* off-CPU: blocks open at the window's end */
+	bool open_on;
 };
 
 int histan_setup(const struct trace_opts *o, struct analyzer *an, void **state);
@@ -41,6 +44,13 @@ int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt,
 		 struct an_mode_state *m, enum rep_measure measure);
 /* The options runq and offcpu refuse alike (stacks, formats): a usage error or NULL. */
 const char *histan_check(const struct trace_opts *o);
+/*
+ * Why perf's context-switch records alone cannot serve these options
+ * (stacks, --state, -c, --compat, a recording), or NULL: the runq,
+ * offcpu and oncpu histograms need only who left, preempted or not, and
+ * who came.
+ */
+const char *histan_no_records(const struct trace_opts *o);
 /* What the common fields of an_cfg leave: the key as given. */
 void histan_configure(const struct trace_opts *o, struct an_cfg *cfg);
 

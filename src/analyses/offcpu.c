@@ -17,26 +17,32 @@ static const char offcpu_help[] =
 "locks, sleeps, and waiting on the run queue after preemption), as a\n"
 "histogram. DURATION, COUNT and -- COMMAND as for runq.\n";
 
-static const char offcpu_only_help[] =
-"      --state LETTERS    only intervals that began in these states, e.g.\n"
-"                         S, D, S,D, R (preempted); default all\n"
-"      --min US           only intervals of at least US microseconds\n"
-"      --max US           only intervals of at most US microseconds\n"
-"  -K, --kernel-stacks    total off-CPU time by kernel stack (offcputime)\n"
-"  -U, --user-stacks      ... and by user stack (needs frame pointers;\n"
-"                         the ring backend keeps 8 user frames)\n"
-"  -f, --folded           folded stacks for flame graphs (with -K/-U)\n"
-"  -d, --delimited        '-' between user and kernel frames in -f output\n"
-"      --stack-depth N    print at most N frames per stack (default 127)\n"
-"      --max-stacks N     distinct stacks and stack totals kept (65536)\n"
-"      --wakers[=wakeup]  who woke them (wakeuptime: time blocked by waker\n"
-"                         and target); with -K each blocked stack joined to\n"
-"                         its waker's stack (offwaketime; -f folded);\n"
-"                         --wakers=wakeup -K: the waker's stack alone, time\n"
-"                         to the wakeup (wakeuptime)\n"
-"      --late-stacks      with -K and --min US (>= 1000): no stack per\n"
-"                         switch-out; read each long block's stack from\n"
-"                         /proc/TID/stack while it lasts (root; cheap)\n";
+#define A required_argument
+#define N no_argument
+#define ROW(name, letter, has, id, argname, help) { name, letter, has, id, anopt_apply, argname, help, 0 }
+static const struct an_option offcpu_opts[] = {
+	ROW("state", 0, A, ANO_STATE, "LETTERS", "only intervals that began in these states, e.g.\n"
+	    "S, D, S,D, R (preempted); default all"),
+	ROW("min", 0, A, ANO_MIN, "US", "only intervals of at least US microseconds"),
+	ROW("max", 0, A, ANO_MAX, "US", "only intervals of at most US microseconds"),
+	ROW("kernel-stacks", 'K', N, ANO_KSTACK, NULL, "total off-CPU time by kernel stack (offcputime)"),
+	ROW("user-stacks", 'U', N, ANO_USTACK, NULL, "... and by user stack (needs frame pointers;\n"
+	    "the ring backend keeps 8 user frames)"),
+	ROW("delimited", 'd', N, ANO_DELIMITED, NULL, "'-' between user and kernel frames in -f output"),
+	ROW("wakers", 0, optional_argument, ANO_WAKERS, "[=wakeup]",
+	    "who woke them (wakeuptime: time blocked by waker\n"
+	    "and target); with -K each blocked stack joined to\n"
+	    "its waker's stack (offwaketime; -f folded);\n"
+	    "--wakers=wakeup -K: the waker's stack alone, time\n"
+	    "to the wakeup (wakeuptime)"),
+	ROW("late-stacks", 0, N, ANO_LATE_STACKS, NULL, "with -K and --min US (>= 1000): no stack per\n"
+	    "switch-out; read each long block's stack from\n"
+	    "/proc/TID/stack while it lasts (root; cheap)"),
+	AN_OPT_END,
+};
+#undef ROW
+#undef A
+#undef N
 
 static const char offcpu_examples[] =
 "\n"
@@ -52,13 +58,11 @@ static const char offcpu_examples[] =
 "  offcpu-ftrace offcpu --wakers 10    # wakeuptime: who woke whom, how long\n"
 "  offcpu-ftrace offcpu -K --wakers -f 10 > out.folded   # offwaketime\n";
 
-static void offcpu_usage(FILE *f)
+static const char *offcpu_check(const struct trace_opts *o)
 {
-	fputs(offcpu_help, f);
-	an_help_common(f);
-	fputs(offcpu_only_help, f);
-	fputs(offcpu_examples, f);
-	an_help_exit(f, "offcpu");
+	const char *bad = anopt_check_offcpu(o);
+
+	return bad ? bad : histan_check(o);
 }
 
 static const char *offcpu_what(const struct trace_opts *o)
@@ -101,13 +105,16 @@ static int offcpu_print(void *state, const struct an_view *v, enum out_format fm
 const struct analysis analysis_offcpu = {
 	.name = "offcpu",
 	.summary = "off-CPU time histogram (-K: by stack)",
-	.bit = ANB_OFFCPU,
 	.flags = AN_F_REPORT,
-	.help = offcpu_usage,
+	.options = (const struct an_option *const[]){ ANOPT_HISTS, offcpu_opts,
+						      anopt_stacks_fold, anopt_xval, NULL },
+	.usage = offcpu_help,
+	.examples = offcpu_examples,
 	.what = offcpu_what,
 	.defaults = offcpu_defaults,
 	.refine = offcpu_refine,
-	.check = histan_check,
+	.check = offcpu_check,
+	.no_records = histan_no_records,
 	.hist = offcpu_hist,
 	.configure = histan_configure,
 	.setup = histan_setup,

@@ -15,42 +15,48 @@ static const char oncpu_help[] =
 "On-CPU time per timeslice, as BCC's cpudist: from the switch that puts a\n"
 "thread on a CPU to the one that takes it off, whatever it leaves in\n"
 "(preempted, blocked or exiting), as a histogram. With -O, off-CPU time\n"
-"instead (cpudist -O). DURATION, COUNT and -- COMMAND as for runq.\n"
-"\n"
-"Options:\n"
-"  -p, --pid PID          only this process (all its threads)\n"
-"  -t, --tid TID          only this thread\n"
-"  -c, --comm COMM        only threads named COMM\n"
-"  -P, --pids             one histogram per process\n"
-"  -L, --tids             one histogram per thread\n"
-"  -C, --cpus             one histogram per CPU\n"
-"      --by KEY           pid, tid, cpu, comm or cgroup (--cgroup-depth N,\n"
-"                         --cgroup-controller NAME as for runq)\n"
-"      --top N            only the N histograms with the most time\n"
-"  -O, --offcpu           off-CPU time instead (cpudist -O)\n"
-"  -m, --milliseconds     histogram in milliseconds (default microseconds)\n"
-"  -T, --timestamp        print the time before each interval's output\n"
-"  -i, --interval SECS    print every SECS seconds\n"
-"      --format FMT       bcc (default), bpftrace, json, openmetrics or svg\n"
-"      --cgroup PATH, --backend, --rate, --tracefs, --buffer-size, --max-tasks,\n"
-"      --max-groups, --strict, --record FILE, -o FILE, --dry-run, -q as for runq\n"
-"  -h, --help             this help\n"
+"instead (cpudist -O). DURATION, COUNT and -- COMMAND as for runq.\n";
+
+static const char oncpu_examples[] =
 "\n"
 "Examples:\n"
 "  offcpu-ftrace oncpu 10                  # cpudist: timeslices for 10 seconds\n"
 "  offcpu-ftrace oncpu -P -m 5             # per process, milliseconds\n"
 "  offcpu-ftrace oncpu -O -p 1234 10       # cpudist -O: off-CPU time of one process\n"
-"  offcpu-ftrace oncpu -L -- make -j8      # every thread of a build\n";
+"  offcpu-ftrace oncpu -L -- make -j8      # every thread of a build\n"
+"  offcpu-ftrace oncpu --compat=libbpf-tools 10   # as libbpf-tools' cpudist counts\n";
 
-static void oncpu_usage(FILE *f)
+/* oncpu's own options (trace_opts.own) */
+struct oncpu_opts {
+	bool offcpu;		/* -O: off-CPU time instead (cpudist -O) */
+};
+AN_OWN_OPTS(oncpu_own, struct oncpu_opts)
+
+static const char *oncpu_set(struct trace_opts *o, const struct an_option *opt, const char *arg,
+			     char *buf, size_t len)
 {
-	fputs(oncpu_help, f);
-	an_help_exit(f, "oncpu");
+	(void)opt;
+	(void)arg;
+	(void)buf;
+	(void)len;
+	oncpu_own_set(o)->offcpu = true;	/* its one row: -O */
+	return NULL;
 }
+
+static const struct an_option oncpu_opts[] = {
+	{ "offcpu", 'O', no_argument, 1, oncpu_set, NULL,
+	  "off-CPU time instead (cpudist -O)", 0 },
+	{ "compat", 0, required_argument, ANO_COMPAT, anopt_apply, "PEER",
+	  "bcc (default: every slice, as BCC's python\n"
+	  "cpudist) or libbpf-tools (libbpf-tools 0.26's\n"
+	  "cpudist: only slices that end runnable, the idle\n"
+	  "task's too)", 0 },
+	AN_OPT_END,
+};
 
 static const char *oncpu_what(const struct trace_opts *o)
 {
-	return o->flag_O ? "off-CPU time" : "on-CPU time";
+	return oncpu_own(o)->offcpu ? "off-CPU time" : "on-CPU time";
 }
 
 static void oncpu_defaults(struct trace_opts *o)
@@ -61,19 +67,23 @@ static void oncpu_defaults(struct trace_opts *o)
 /* -O: offcpu's intervals; stacks belong to offcpu -K */
 static const char *oncpu_check(const struct trace_opts *o)
 {
+	if (o->compat_given && o->compat != COMPAT_BCC && o->compat != COMPAT_LIBBPF)
+		return "--compat for oncpu: bcc (every slice, as BCC's python cpudist) or "
+		       "libbpf-tools (only slices that end runnable, the idle task's too, as "
+		       "libbpf-tools 0.26's cpudist)";
 	return histan_check(o);
 }
 
 static enum hist_refusal oncpu_hist(const struct trace_opts *o)
 {
 	/* -O is offcpu's histogram, which the kernel can sum; slices it does not */
-	return o->flag_O ? HIST_CAN : HIST_NO_ONCPU;
+	return oncpu_own(o)->offcpu ? HIST_CAN : HIST_NO_ONCPU;
 }
 
 static void oncpu_configure(const struct trace_opts *o, struct an_cfg *cfg)
 {
 	cfg->key = o->key;
-	cfg->modes = o->flag_O ? AN_OFFCPU : AN_ONCPU;
+	cfg->modes = oncpu_own(o)->offcpu ? AN_OFFCPU : AN_ONCPU;
 }
 
 /* cpudist's banner heads the text output (stdout), as cpudist prints it */
@@ -82,7 +92,7 @@ static void banner(FILE *f, void *arg)
 	const struct trace_opts *o = arg;
 
 	/* and the blank line cpudist prints before each histogram */
-	fprintf(f, "Tracing %s time... Hit Ctrl-C to end.\n\n", o->flag_O ? "off-CPU" : "on-CPU");
+	fprintf(f, "Tracing %s time... Hit Ctrl-C to end.\n\n", oncpu_own(o)->offcpu ? "off-CPU" : "on-CPU");
 }
 
 static int oncpu_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
@@ -90,7 +100,7 @@ static int oncpu_print(void *state, const struct an_view *v, enum out_format fmt
 	struct stack_report sr;
 	struct report rep;
 
-	if (v->o->flag_O)
+	if (oncpu_own(v->o)->offcpu)
 		histan_fill(state, v, fmt, &v->an->off, MEASURE_OFFCPU, &rep, &sr);
 	else
 		histan_fill(state, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
@@ -104,12 +114,14 @@ static int oncpu_print(void *state, const struct an_view *v, enum out_format fmt
 const struct analysis analysis_oncpu = {
 	.name = "oncpu",
 	.summary = "on-CPU time per timeslice (cpudist; -O off-CPU)",
-	.bit = ANB_ONCPU,
 	.flags = AN_F_REPORT,
-	.help = oncpu_usage,
+	.options = (const struct an_option *const[]){ ANOPT_HISTS, oncpu_opts, NULL },
+	.usage = oncpu_help,
+	.examples = oncpu_examples,
 	.what = oncpu_what,
 	.defaults = oncpu_defaults,
 	.check = oncpu_check,
+	.no_records = histan_no_records,
 	.hist = oncpu_hist,
 	.configure = oncpu_configure,
 	.setup = histan_setup,

@@ -7,12 +7,16 @@
 #define OFFCPU_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analyzer.h"
 #include "report.h"
 
 struct analysis;
+
+/* The bytes a command's analysis keeps its own options in (AN_OWN_OPTS) */
+#define AN_OWN_OPTS_BYTES 64
 
 /* --late-stacks: the shortest --min it takes (a block shorter ends unseen) */
 #define LATE_STACKS_MIN_US 1000
@@ -25,13 +29,8 @@ struct trace_opts {
 	bool prev_too;			/* -P with --by cgroup (runq --slower: both columns) */
 	enum an_compat compat;		/* runq --compat */
 	bool compat_given;		/* --compat was given (runqlen: BCC's samples) */
-	bool slower;			/* runq --slower US: list the waits over US */
-	uint64_t slower_us;
-	bool ran_instead;		/* ... with who ran on the CPU meanwhile */
 	bool wakers;			/* offcpu --wakers: who woke them */
 	bool wakeup_only;		/* --wakers=wakeup: wakeuptime's time and stack */
-	bool flag_O;			/* -O: oncpu's off-CPU time (cpudist -O),
-					 * runqlen's occupancy (runqlen -O) */
 	bool xval;			/* --xval: bpftrace alongside */
 	bool all;			/* report --all: not the recording's scope */
 	bool quiet;			/* -q: no banner, notes or progress */
@@ -55,11 +54,6 @@ struct trace_opts {
 	unsigned cgroup_depth;
 	const char *cgroup_controller;
 	bool interval_mode;		/* -i: COUNT intervals (default: forever) */
-	struct {
-		uint64_t runq_tail_us;
-		unsigned runq_share, blocked_share, oncpu_share, throttle_share, wait_demand;
-		unsigned unclaimed;
-	} th;				/* triage thresholds */
 	bool strict;			/* exit EXIT_PARTIAL when events were lost */
 	/* offcpu by stack (-K, -U) */
 	bool kstack, ustack;
@@ -84,6 +78,33 @@ struct trace_opts {
 		bool keep_going;		/* --keep-going: trace on after the last */
 	} flight;
 	const char *replay_path;	/* report FILE */
+	/*
+	 * The options only one command takes (timehist's columns, triage's
+	 * thresholds, profile's --critical-path, runq's --slower, oncpu's
+	 * and runqlen's -O): its analysis's own, typed in its file (or its
+	 * room's header), set by its rows and its defaults, read by nothing
+	 * else (AN_OWN_OPTS). Copied with the struct; zero before defaults.
+	 */
+	union {
+		max_align_t align;
+		unsigned char bytes[AN_OWN_OPTS_BYTES];
+	} own;
 };
+
+/*
+ * In an analysis's file (or its room's header): NAME(o), its own options
+ * of TYPE in @o, read-only, and NAME##_set(o) for its setters and
+ * defaults. The size is checked when it compiles.
+ */
+#define AN_OWN_OPTS(name, type)                                                          \
+	_Static_assert(sizeof(type) <= AN_OWN_OPTS_BYTES, #type " is over AN_OWN_OPTS_BYTES"); \
+	static inline const type *name(const struct trace_opts *o)                       \
+	{                                                                                \
+		return (const type *)(const void *)o->own.bytes;                         \
+	}                                                                                \
+	static inline type *name##_set(struct trace_opts *o)                             \
+	{                                                                                \
+		return (type *)(void *)o->own.bytes;                                     \
+	}
 
 #endif

@@ -1,142 +1,105 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * profile: where each thread's wall-clock time went, in one flame graph:
- * on a CPU (sampled with the CPU clock, weighted by each sample's period;
- * the exact total from the switches), waiting for a CPU (run-queue waits)
- * and blocked (off-CPU, by the state it began in), each by stack, per
- * thread (-P: per process, --by cgroup: per cgroup), so that one sleeping
- * pool does not swamp the rest. Every nanosecond of a thread's life in the
- * window is one of them.
+ * profile: where wall-clock time went, in totals, per thread (or process,
+ * name, cgroup) and in one flame graph: on a CPU (sampled with the CPU
+ * clock, weighted by each sample's period; the exact total from the
+ * switches), waiting for a CPU (run-queue waits), blocked (off-CPU, by
+ * the state it began in) and waiting for children (a parent in wait4),
+ * each by stack. Every nanosecond of a thread's life in the window is one
+ * of them. The flame graph is one tower per name (a build's tools), per
+ * thread with -L. The output is profile_out.c's.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
 #include "grow.h"
 #include "hash.h"
 #include "histan.h"
+#include "profile.h"
 #include "svg.h"
+#include "timehist.h"
 
-#define NAME_LEN 256
-#define DEFAULT_HZ 99
+static const char profile_help[] =
+"Usage: offcpu-ftrace profile [OPTIONS] [DURATION]\n"
+"       offcpu-ftrace profile [OPTIONS] -- COMMAND [ARGS]\n"
+"\n"
+"Where wall-clock time goes: on a CPU (sampled with the CPU clock at -F\n"
+"Hz, by kernel and user stack), waiting for a CPU, blocked (by the state\n"
+"it began in) and waiting for children (a parent in wait4), each by\n"
+"stack: the totals for all threads, a row per thread, one flame graph.\n"
+"Every nanosecond of each thread's life in the window is one of them.\n"
+"The perf backend samples (auto picks it where perf events are allowed);\n"
+"ring has on-CPU time from the switches without stacks, proc each\n"
+"thread's totals; 'report FILE profile' a recording's, from its switches.\n"
+"User stacks need frame pointers: code built without them ends the stack\n"
+"at its first function. The table: a row per thread (the default, -L),\n"
+"per process (-P), per name (--by comm: a build's tools) or per cgroup\n"
+"(--by cgroup). The flame graph and -f: a tower per name (the default and\n"
+"--by comm), per thread (-L), per process (-P), per cgroup then name\n"
+"(--by cgroup). --format: bcc (the table, default), json, svg (the flame\n"
+"graph, its legend: on-CPU warm, run queue purple, blocked blue, waiting\n"
+"for children green), or perfetto (a timeline for Perfetto's UI and\n"
+"speedscope: each thread's states, a track per CPU, wakeups as flows,\n"
+"each sample an instant with its stack); -f: folded lines (flamegraph.pl,\n"
+"speedscope): name;user frames;kernel frames;[kind] microseconds.\n";
 
-enum pkind {
-	PK_ONCPU,		/* [on-cpu]: sampled, by stack */
-	PK_ONCPU_NOSAMPLE,	/* [on-cpu, no samples]: from the switches, no stack */
-	PK_RUNQ,		/* [runq]: waiting for a CPU */
-	PK_OFF_S,		/* [off-cpu S]: asleep */
-	PK_OFF_D,		/* [off-cpu D]: uninterruptible */
-	PK_OFF_OTHER,		/* [off-cpu]: another or unknown state */
-	PK_N,
+static const char profile_examples[] =
+"\n"
+"Examples:\n"
+"  offcpu-ftrace profile -- make -j8                  # where the build's time went\n"
+"  offcpu-ftrace profile --by comm -- make -j8        # ... by tool (cc1, as, ld, sh)\n"
+"  offcpu-ftrace profile --format=svg -o p.svg -p 1234 30\n"
+"  offcpu-ftrace profile -f -P -- ./test.sh > prof.folded\n"
+"  offcpu-ftrace report build.dat profile --by comm   # from a recording\n";
+
+/*
+ * profile's own options (trace_opts.own). First, what its --format=perfetto
+ * timeline (timehist's code, analysis_timehist_profile) reads as timehist's
+ * own options: left zero, timehist's defaults.
+ */
+struct profile_opts {
+	struct timehist_opts timeline;
+	bool critical_path;	/* --critical-path: what decided the command's wall time */
 };
+AN_OWN_OPTS(profile_own, struct profile_opts)
 
-static const char *const kind_name[PK_N] = {
-	"[on-cpu]", "[on-cpu, no samples]", "[runq]", "[off-cpu S]", "[off-cpu D]", "[off-cpu]",
-};
+enum { PR_CRITICAL_PATH = 1 };
 
-/* one thread's account (-P, --by cgroup: a row's, its threads added) */
-struct pthread {
-	int32_t tid, tgid;
-	int32_t cg;			/* --by cgroup: its cgroup at its last event */
-	char comm[COMM_LEN];
-	uint64_t born, died;		/* in the window (0: before it / after it) */
-	uint64_t on_since, off_since;	/* where the switches left it, 0 unknown */
-	int64_t off_state;
-	uint32_t open_ks, open_us;	/* the stacks of its interval open at the end */
-	uint64_t open_wake;		/* ... and its wakeup there, 0 none */
-	bool seen_out;			/* a switch-out of it is in the window */
-	bool ran;			/* ... a switch-in */
-	bool totals;			/* the proc backend's: its life is their sum */
-	uint32_t nthreads;		/* -P's and --by cgroup's rows: the threads merged */
-	uint64_t wall_sum;		/* ... and their lives in the window, added */
-	uint64_t on_ns, samples_ns, samples;
-	uint64_t ns[PK_N];		/* by kind: the traced ones exact */
-};
-
-struct pkey {
-	int32_t id;			/* tid, or tgid with -P */
-	int32_t tgid;			/* for user symbols */
-	int32_t cg;			/* --by cgroup: the thread's then, else 0 */
-	uint32_t kind, kstack, ustack;
-};
-
-struct pent {
-	struct pkey k;
-	uint64_t ns;
-};
-
-struct profile {
-	const struct trace_opts *o;
-	struct analyzer *an;
-	struct histan h;
-	struct pthread *t;
-	size_t nt, capt;
-	struct posindex tindex;
-	uint32_t maxt;
-	uint64_t threads_over;		/* threads beyond --max-tasks */
-	struct pent *v;
-	size_t n, cap;
-	struct posindex index;
-	uint32_t max;
-	uint64_t overflow_ns;		/* beyond --max-stacks */
-	uint64_t first_ts, last_ts;
-	bool sampled;			/* samples arrived */
-	bool totals;			/* a sampling backend's totals arrived (proc) */
-	bool closed;			/* close_window() ran: a second print adds nothing */
-};
-
-static void profile_usage(FILE *f)
+static const char *profile_set(struct trace_opts *o, const struct an_option *opt,
+			       const char *arg, char *buf, size_t len)
 {
-	fputs("Usage: offcpu-ftrace profile [OPTIONS] [DURATION]\n"
-	      "       offcpu-ftrace profile [OPTIONS] -- COMMAND [ARGS]\n"
-	      "\n"
-	      "Where wall-clock time goes, per thread: on a CPU (sampled with the CPU\n"
-	      "clock at -F Hz, by kernel and user stack), waiting for a CPU, and\n"
-	      "blocked (by the state it began in), each by stack, in one flame graph.\n"
-	      "Every nanosecond of each thread's life in the window is one of them.\n"
-	      "The perf backend samples (auto picks it where perf events are allowed);\n"
-	      "ring has on-CPU time from the switches without stacks, proc each\n"
-	      "thread's totals. User stacks need frame pointers: code built without\n"
-	      "them ends the stack at its first function.\n"
-	      "\n"
-	      "Options:\n"
-	      "  -p, --pid PID          only this process (all its threads)\n"
-	      "  -t, --tid TID          only this thread\n"
-	      "  -c, --comm COMM        only threads named COMM\n"
-	      "  -L, --tids             per thread (the default)\n"
-	      "  -P, --pids             per process: a pool of threads merged\n"
-	      "      --by cgroup        per cgroup (container), its threads merged; the\n"
-	      "                         folded lines begin with its name\n"
-	      "      --cgroup-controller NAME, --cgroup-depth N  as for runq\n"
-	      "  -F, --frequency HZ     on-CPU samples per second (default 99: off the\n"
-	      "                         kernel's tick, so samples do not lock step with it)\n"
-	      "  -U, --user-stacks      user stacks where threads block or wait too (the\n"
-	      "                         samples always have them): a walk per switch, costly\n"
-	      "                         where threads switch often\n"
-	      "  -f, --folded           folded lines (flamegraph.pl, speedscope): thread;\n"
-	      "                         user frames;kernel frames;[kind] microseconds\n"
-	      "      --format FMT       bcc (a table per thread, default), json, or svg (the\n"
-	      "                         flame graph: on-CPU warm, off-CPU blue, run queue\n"
-	      "                         purple)\n"
-	      "      --top N            the N threads (or stacks, -f/svg) with the most time\n"
-	      "      --stack-depth N, --max-stacks N, --max-tasks N, --cgroup, --backend,\n"
-	      "      --tracefs, --buffer-size, --strict, -o FILE, --dry-run, -q as for offcpu\n"
-	      "  -h, --help             this help\n"
-	      "\n"
-	      "Examples:\n"
-	      "  offcpu-ftrace profile -- make -j8                  # where the build's time went\n"
-	      "  offcpu-ftrace profile --format=svg -o p.svg -p 1234 30\n"
-	      "  offcpu-ftrace profile -f -P -- ./test.sh > prof.folded\n", f);
-	an_help_exit(f, "profile");
+	(void)arg;
+	(void)buf;
+	(void)len;
+	if (opt->id != PR_CRITICAL_PATH)
+		return "internal: an option without a setter";
+	profile_own_set(o)->critical_path = true;
+	return NULL;
 }
+
+static const struct an_option profile_opts[] = {
+	{ "frequency", 'F', required_argument, ANO_FREQUENCY, anopt_apply, "HZ",
+	  "on-CPU samples per second (default 99: off the\n"
+	  "kernel's tick, so samples do not lock step with it)", 0 },
+	{ "user-stacks", 'U', no_argument, ANO_USTACK, anopt_apply, NULL,
+	  "user stacks where threads block or wait too (the\n"
+	  "samples always have them): a walk per switch, costly\n"
+	  "where threads switch often", 0 },
+	{ "critical-path", 0, no_argument, PR_CRITICAL_PATH, profile_set, NULL,
+	  "with -- COMMAND: the path back from its end through\n"
+	  "who woke whom, which waits decided its wall time: by\n"
+	  "thread and state, and as a story (-f, --format=json,\n"
+	  "svg: the path alone; perfetto: marked on the threads)", 0 },
+	AN_OPT_END,
+};
 
 static const char *profile_what(const struct trace_opts *o)
 {
-	(void)o;
-	return "wall-clock time (on-CPU sampled, waiting for a CPU, off-CPU)";
+	/* a recording keeps no samples */
+	return o->replay_path ? "wall-clock time (on-CPU from the switches, waiting for a CPU, "
+				"off-CPU)" :
+	       "wall-clock time (on-CPU sampled, waiting for a CPU, off-CPU)";
 }
 
 static void profile_defaults(struct trace_opts *o)
@@ -145,16 +108,33 @@ static void profile_defaults(struct trace_opts *o)
 	/*
 	 * kernel stacks at every switch-out; user stacks there only with -U
 	 * (a user stack walk per switch doubles the cost where threads switch
-	 * often: docs/performance.md); the samples always have both
+	 * often: docs/performance.md); the samples always have both. A
+	 * recording without kernel stacks is profiled without them
+	 * (AN_F_KSTACK_IF_ANY)
 	 */
 	o->kstack = true;
 }
 
+extern const struct analysis analysis_timehist_profile, analysis_critpath;
+
+/*
+ * --critical-path: the command's critical path (critpath.c, whose
+ * --format=perfetto marks the path on the threads' timeline);
+ * --format=perfetto: the timeline timehist draws, with the samples (timehist.c)
+ */
+static const struct analysis *profile_refine(const struct trace_opts *o)
+{
+	if (profile_own(o)->critical_path)
+		return &analysis_critpath;
+	return o->fmt == FMT_PERFETTO ? &analysis_timehist_profile : NULL;
+}
+
 static const char *profile_check(const struct trace_opts *o)
 {
-	if (o->key != KEY_NONE && o->key != KEY_TID && o->key != KEY_PID && o->key != KEY_CGROUP)
-		return "profile is per thread (-L, the default), per process (-P) or per cgroup "
-		       "(--by cgroup)";
+	if (o->key != KEY_NONE && o->key != KEY_TID && o->key != KEY_PID && o->key != KEY_COMM &&
+	    o->key != KEY_CGROUP)
+		return "profile is per thread (-L, the default), per process (-P), per name "
+		       "(--by comm) or per cgroup (--by cgroup)";
 	if (o->fmt != FMT_BCC && o->fmt != FMT_JSON && o->fmt != FMT_SVG)
 		return "profile prints a table (the default), -f folded lines, --format=json or svg";
 	if (o->folded && o->fmt != FMT_BCC)
@@ -191,15 +171,26 @@ static struct pthread *in_cgroup(struct profile *p, struct pthread *t)
 	return t;
 }
 
-static struct pthread *thread_of(struct profile *p, int32_t tid)
+/* thread @tid's account, or NULL where it has none */
+struct pthread *profile_thread_find(struct profile *p, int32_t tid)
 {
-	struct pthread *nt;
 	uint32_t i;
 
 	for (i = posindex_first(&p->tindex, tid_hash32(tid)); p->tindex.slot[i] >= 0;
 	     i = posindex_next(&p->tindex, i))
 		if (p->t[p->tindex.slot[i]].tid == tid)
-			return in_cgroup(p, &p->t[p->tindex.slot[i]]);
+			return &p->t[p->tindex.slot[i]];
+	return NULL;
+}
+
+/* thread @tid's account, made at its first event (NULL: beyond --max-tasks); moves the others */
+static struct pthread *thread_of(struct profile *p, int32_t tid)
+{
+	struct pthread *nt = profile_thread_find(p, tid);
+	uint32_t i;
+
+	if (nt)
+		return in_cgroup(p, nt);
 	if (p->nt >= p->maxt || !(nt = mem_grow_from(p->t, &p->capt, p->nt, sizeof(*p->t), 64))) {
 		p->threads_over++;
 		return NULL;
@@ -208,41 +199,96 @@ static struct pthread *thread_of(struct profile *p, int32_t tid)
 	memset(&p->t[p->nt], 0, sizeof(p->t[0]));
 	p->t[p->nt].tid = tid;
 	p->t[p->nt].tgid = -1;
+	for (i = posindex_first(&p->tindex, tid_hash32(tid)); p->tindex.slot[i] >= 0;
+	     i = posindex_next(&p->tindex, i))
+		;
 	p->tindex.slot[i] = (int32_t)p->nt;
 	return in_cgroup(p, &p->t[p->nt++]);
 }
 
-static void add(struct profile *p, const struct pthread *t, unsigned kind, uint32_t ks,
-		uint32_t us, uint64_t ns)
+/* the entry of @k: found, or made where there is room (NULL: none, or !@make) */
+static struct pent *entry(struct profile *p, const struct pkey *k, bool make)
 {
-	struct pkey k;
+	uint64_t h = fnv1a64(FNV1A64_INIT, k, sizeof(*k));
 	struct pent *nv;
-	uint64_t h;
 	uint32_t i;
 
-	if (!ns)
-		return;
+	for (i = posindex_first(&p->index, h); p->index.slot[i] >= 0;
+	     i = posindex_next(&p->index, i))
+		if (!memcmp(&p->v[p->index.slot[i]].k, k, sizeof(*k)))
+			return &p->v[p->index.slot[i]];
+	if (!make || p->n >= p->max ||
+	    !(nv = mem_grow_from(p->v, &p->cap, p->n, sizeof(*p->v), 256)))
+		return NULL;
+	p->v = nv;
+	p->v[p->n] = (struct pent){ *k, 0 };
+	p->index.slot[i] = (int32_t)p->n;
+	return &p->v[p->n++];
+}
+
+static struct pkey key_of(const struct pthread *t, int32_t cg, unsigned kind, uint32_t ks,
+			  uint32_t us)
+{
+	struct pkey k;
+
 	memset(&k, 0, sizeof(k));
-	k.id = p->o->key == KEY_PID && t->tgid > 0 ? t->tgid : t->tid;
+	k.id = t->tid;
 	k.tgid = t->tgid;
-	k.cg = p->o->key == KEY_CGROUP ? t->cg : 0;
+	k.cg = cg;
 	k.kind = kind;
 	k.kstack = ks;
 	k.ustack = us;
-	h = fnv1a64(FNV1A64_INIT, &k, sizeof(k));
-	for (i = posindex_first(&p->index, h); p->index.slot[i] >= 0;
-	     i = posindex_next(&p->index, i))
-		if (!memcmp(&p->v[p->index.slot[i]].k, &k, sizeof(k))) {
-			p->v[p->index.slot[i]].ns += ns;
-			return;
-		}
-	if (p->n >= p->max || !(nv = mem_grow_from(p->v, &p->cap, p->n, sizeof(*p->v), 256))) {
-		p->overflow_ns += ns;
+	return k;
+}
+
+/* @ns more of @t's time of @kind by stack (the thread's own account is the caller's) */
+static void add(struct profile *p, const struct pthread *t, unsigned kind, uint32_t ks,
+		uint32_t us, uint64_t ns)
+{
+	struct pkey k = key_of(t, p->o->key == KEY_CGROUP ? t->cg : 0, kind, ks, us);
+	struct pent *e;
+
+	if (!ns)
 		return;
-	}
-	p->v = nv;
-	p->v[p->n] = (struct pent){ k, ns };
-	p->index.slot[i] = (int32_t)p->n++;
+	e = entry(p, &k, true);
+	if (e)
+		e->ns += ns;
+	else
+		p->overflow_ns += ns;
+}
+
+/* @t's time of @kind counted, by stack and in its own account */
+static void count(struct profile *p, struct pthread *t, unsigned kind, uint32_t ks, uint32_t us,
+		  uint64_t ns)
+{
+	t->ns[kind] += ns;
+	add(p, t, kind, ks, us, ns);
+}
+
+/*
+ * @ns of parent @t's blocked time (kind @pd->kind, no kernel stack) was
+ * waiting for a child: moved to [waiting for children], in its account
+ * and by stack (time beyond --max-stacks stays there)
+ */
+static void to_children(struct profile *p, struct pthread *t, const struct pending *pd)
+{
+	struct pkey k = key_of(t, pd->cg, pd->kind, 0, pd->ustack);
+	struct pent *e = entry(p, &k, false);
+	uint64_t ns = pd->ns < t->ns[pd->kind] ? pd->ns : t->ns[pd->kind];
+
+	t->ns[pd->kind] -= ns;
+	t->ns[PK_CHILDREN] += ns;
+	if (!e)
+		return;
+	if (ns > e->ns)
+		ns = e->ns;
+	e->ns -= ns;
+	k.kind = PK_CHILDREN;
+	e = entry(p, &k, true);
+	if (e)
+		e->ns += ns;
+	else
+		p->overflow_ns += ns;
 }
 
 static void seen(struct profile *p, uint64_t ts)
@@ -291,6 +337,20 @@ static uint64_t slice_from(const struct profile *p, const struct pthread *t, uin
 }
 
 /*
+ * @t leaves a CPU: a parent's block its wakeup ended (pend) was a wait
+ * for it if this is its exit
+ */
+static void switched_out(struct profile *p, struct pthread *t, bool dead)
+{
+	struct pending pd = t->pend;
+	struct pthread *parent;
+
+	t->pend.ns = 0;
+	if (pd.ns && dead && (parent = profile_thread_find(p, pd.tid)))
+		to_children(p, parent, &pd);
+}
+
+/*
  * A switch: the task leaving ran since its switch-in (or the window's
  * start), the one arriving was off since its switch-out (or the start)
  */
@@ -315,11 +375,21 @@ static void on_slice(void *arg, const struct an_slice *sl)
 			t->off_since = sl->end_ns;
 			t->off_state = SCHED_STATE_UNKNOWN;
 			t->seen_out = true;
+			switched_out(p, t, false);
 		}
 		return;
 	}
 	if (sl->tid > 0 && sl->selected && (t = thread_of(p, sl->tid))) {
+		bool dead = sl->state != SCHED_STATE_UNKNOWN &&
+			    ((uint64_t)sl->state & p->an->dead_bits);
+
+		/*
+		 * its switch-in lost: on the CPU from the model's first sight
+		 * of it running at the latest; before that, unplaced
+		 */
 		from = slice_from(p, t, sl->start_ns);
+		if (!from)
+			from = sl->in_by;
 		if (sl->comm[0])
 			comm_copy(t->comm, sl->comm);	/* the latest: an exec renames it */
 		if (from && sl->end_ns > from)
@@ -328,33 +398,69 @@ static void on_slice(void *arg, const struct an_slice *sl)
 		t->off_since = sl->end_ns;
 		t->off_state = sl->state;
 		t->seen_out = true;
-		if ((uint64_t)sl->state & p->an->dead_bits)
+		if (dead)
 			t->died = sl->end_ns;
+		switched_out(p, t, dead);
 	}
 	if (sl->next_tid > 0 && sl->next_selected && (t = thread_of(p, sl->next_tid))) {
 		if (!t->seen_out && !t->on_since && !t->ran) {
-			if (t->born) {
-				/* created, then its first wait for a CPU */
-				t->ns[PK_RUNQ] += sl->end_ns - t->born;
-				add(p, t, PK_RUNQ, 0, 0, sl->end_ns - t->born);
-			} else {
-				/* off since before the window: its state and stack unknown */
-				t->ns[PK_OFF_OTHER] += sl->end_ns - p->first_ts;
-				add(p, t, PK_OFF_OTHER, 0, 0, sl->end_ns - p->first_ts);
-			}
+			if (t->born)	/* created, then its first wait for a CPU */
+				count(p, t, PK_RUNQ, 0, 0, sl->end_ns - t->born);
+			else		/* off since before the window: its state and stack unknown */
+				count(p, t, PK_OFF_OTHER, 0, 0, sl->end_ns - p->first_ts);
 		}
 		t->ran = true;
-		t->on_since = sl->end_ns;
+		t->on_since = t->last_in = sl->end_ns;
 		t->off_since = 0;
 	}
 }
 
-/* an off-CPU interval by its stack: blocked until the wakeup, then waiting for a CPU */
+/* @w is a child process of @t's: created by @t's process, not one of its threads */
+static bool child_of(struct profile *p, const struct pthread *w, const struct pthread *t)
+{
+	const struct pthread *c;
+
+	if (!w->creator || (w->tgid > 0 && w->tgid != w->tid) || (t->tgid > 0 && w->tgid == t->tgid))
+		return false;
+	if (w->creator == t->tid)
+		return true;
+	c = profile_thread_find(p, w->creator);
+	return c && t->tgid > 0 && c->tgid == t->tgid;
+}
+
+/*
+ * A block of @t with no kernel stack (@o, @ns of it blocked in @kind):
+ * waiting for a child if the task that woke it is a child process of its
+ * that was exiting (its wakeup in its last stretch on a CPU); a child
+ * still on its CPU then is decided at its switch-out. The kind it is now.
+ */
+static unsigned by_waker(struct profile *p, struct pthread *t, const struct an_off *o,
+			 unsigned kind, uint64_t ns)
+{
+	struct pthread *w;
+
+	if (!t->woke_by || t->woke_at < o->start_ns || t->woke_at > o->end_ns ||
+	    !(w = profile_thread_find(p, t->woke_by)) || !child_of(p, w, t))
+		return kind;
+	if (w->died && w->last_in <= t->woke_at)
+		return PK_CHILDREN;
+	/* still on the CPU it woke @t from (since before the window, if no switch) */
+	if (!w->died && (w->on_since ? w->on_since <= t->woke_at : !w->off_since))
+		w->pend = (struct pending){ t->tid, p->o->key == KEY_CGROUP ? t->cg : 0, kind,
+					    o->ustack, ns };
+	return kind;
+}
+
+/*
+ * an off-CPU interval by its stack: blocked until the wakeup, then
+ * waiting for a CPU (a wait for a child with a kernel stack is told from
+ * the stack at the print, where it is named)
+ */
 static void on_off(void *arg, const struct an_off *o)
 {
 	struct profile *p = arg;
 	struct pthread *t = thread_of(p, o->tid);
-	uint64_t wake = o->wake_ns ? o->wake_ns : o->waking_ns, runq;
+	uint64_t wake = o->wake_ns ? o->wake_ns : o->waking_ns, runq, blocked;
 	bool preempted = o->state != SCHED_STATE_UNKNOWN &&
 			 sched_state_runnable(&p->an->cfg.states, o->state);
 	unsigned kind;
@@ -365,16 +471,16 @@ static void on_off(void *arg, const struct an_off *o)
 		t->tgid = o->tgid;
 	if (!t->comm[0])
 		comm_copy(t->comm, o->comm);
-	if (preempted || (wake >= o->start_ns && wake <= o->end_ns)) {
+	if (preempted || (wake >= o->start_ns && wake <= o->end_ns))
 		runq = preempted ? o->end_ns - o->start_ns : o->end_ns - wake;
-	} else {
+	else
 		runq = 0;	/* its wakeup is not in the trace: all of it blocked */
-	}
+	blocked = o->end_ns - o->start_ns - runq;
 	kind = off_kind(p->an, o->state);
-	t->ns[PK_RUNQ] += runq;
-	add(p, t, PK_RUNQ, o->kstack, o->ustack, runq);
-	t->ns[kind] += o->end_ns - o->start_ns - runq;
-	add(p, t, kind, o->kstack, o->ustack, o->end_ns - o->start_ns - runq);
+	if (!preempted && !o->kstack && blocked)
+		kind = by_waker(p, t, o, kind, blocked);
+	count(p, t, PK_RUNQ, o->kstack, o->ustack, runq);
+	count(p, t, kind, o->kstack, o->ustack, blocked);
 }
 
 /*
@@ -395,14 +501,10 @@ static void on_totals(void *arg, const struct an_thread *a, int32_t tgid)
 	if (a->comm && a->comm[0])
 		comm_copy(t->comm, a->comm);
 	t->on_ns += a->oncpu_ns;
-	t->ns[PK_RUNQ] += a->runq_ns;
-	t->ns[PK_OFF_S] += a->s_ns;
-	t->ns[PK_OFF_D] += a->d_ns;
-	t->ns[PK_OFF_OTHER] += a->other_ns;
-	add(p, t, PK_RUNQ, 0, 0, a->runq_ns);
-	add(p, t, PK_OFF_S, 0, 0, a->s_ns);
-	add(p, t, PK_OFF_D, 0, 0, a->d_ns);
-	add(p, t, PK_OFF_OTHER, 0, 0, a->other_ns);
+	count(p, t, PK_RUNQ, 0, 0, a->runq_ns);
+	count(p, t, PK_OFF_S, 0, 0, a->s_ns);
+	count(p, t, PK_OFF_D, 0, 0, a->d_ns);
+	count(p, t, PK_OFF_OTHER, 0, 0, a->other_ns);
 }
 
 /* an interval open at the window's end: its stacks and wakeup, for close_window */
@@ -418,15 +520,34 @@ static void on_open_off(void *arg, const struct an_off *o)
 	t->open_wake = o->wake_ns ? o->wake_ns : o->waking_ns;
 }
 
-/* a thread created in the window lives from its first wakeup */
+/*
+ * a thread created in the window lives from its first wakeup, made by
+ * its creator (sched_wakeup_new, in the creator's context); who woke a
+ * thread: its sched_waking's task (the waker's context), else its
+ * sched_wakeup's (the waker's, or whatever ran where it was queued)
+ */
 static void on_wake(void *arg, const struct an_wake *w)
 {
 	struct profile *p = arg;
 	struct pthread *t;
 
 	seen(p, w->ts);
-	if (w->type == SEV_WAKEUP_NEW && w->selected && (t = thread_of(p, w->tid)) && !t->born)
-		t->born = w->ts;
+	if (!w->selected)
+		return;
+	if (w->type == SEV_WAKEUP_NEW) {
+		if ((t = thread_of(p, w->tid)) && !t->born) {
+			t->born = w->ts;
+			t->creator = w->waker > 0 && w->waker != w->tid ? w->waker : 0;
+		}
+		return;
+	}
+	t = profile_thread_find(p, w->tid);
+	if (!t || (w->type == SEV_WAKEUP && t->woke_waking && t->off_since &&
+		   t->woke_at >= t->off_since))
+		return;	/* its waking said who, in the waker's own context */
+	t->woke_by = w->waker > 0 ? w->waker : 0;
+	t->woke_at = w->ts;
+	t->woke_waking = w->type == SEV_WAKING;
 }
 
 /*
@@ -481,16 +602,99 @@ static void profile_free(void *state)
 	free(p);
 }
 
+/* a kernel frame of a thread waiting for its children: wait4, waitid, waitpid */
+static bool frame_waits(const char *s)
+{
+	static const char *const exact[] = { "do_wait", "kernel_wait4", "kernel_waitid" };
+	static const char *const tail[] = { "sys_wait4", "sys_waitid", "sys_waitpid" };
+	size_t i, n = strlen(s), m;
+
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(s, exact[i]))
+			return true;
+	for (i = 0; i < sizeof(tail) / sizeof(tail[0]); i++) {
+		m = strlen(tail[i]);
+		if (n >= m && !strcmp(s + n - m, tail[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * does kernel stack @ks hold a wait for children? wait4 and waitid, or a
+ * vfork's wait for its child to exec or exit (wait_for_vfork_done, where
+ * it is inlined kernel_clone calling wait_for_completion)
+ */
+static bool stack_waits(const struct an_view *v, uint32_t ks)
+{
+	uint32_t depth = 0, i;
+	const uint64_t *fr = stacktab_get(&v->an->kstacks, ks, &depth);
+	char buf[NAME_LEN];
+	bool completion = false;	/* the frame inside this one waits for a completion */
+
+	for (i = 0; fr && i < depth && i < STACK_MAX_DEPTH; i++) {
+		buf[0] = '\0';
+		v->sym->kernel(v->sym->karg, fr[i], buf, sizeof(buf));
+		buf[sizeof(buf) - 1] = '\0';
+		if (frame_waits(buf) || !strcmp(buf, "wait_for_vfork_done") ||
+		    (completion && !strcmp(buf, "kernel_clone")))
+			return true;
+		completion = !strncmp(buf, "wait_for_completion", 19);
+	}
+	return false;
+}
+
+/*
+ * Blocked time whose kernel stack is a wait for children (a parent in
+ * wait4) is [waiting for children], by stack and in the thread's account:
+ * the stacks are named only now. -ENOMEM, else 0.
+ */
+static int children_by_stack(struct profile *p, const struct an_view *v)
+{
+	uint8_t *cls;	/* by stack id: 0 not asked yet, 1 no, 2 a wait for children */
+	size_t i;
+
+	if (!v->sym || !v->sym->kernel || !v->an->kstacks.n)
+		return 0;
+	cls = calloc(v->an->kstacks.n + 1, 1);
+	if (!cls)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		struct pent *e = &p->v[i];
+		struct pthread *t;
+		uint32_t ks = e->k.kstack;
+
+		if ((e->k.kind != PK_OFF_S && e->k.kind != PK_OFF_D && e->k.kind != PK_OFF_OTHER) ||
+		    !ks || ks > v->an->kstacks.n)
+			continue;
+		if (!cls[ks])
+			cls[ks] = stack_waits(v, ks) ? 2 : 1;
+		if (cls[ks] != 2)
+			continue;
+		t = profile_thread_find(p, e->k.id);
+		if (t) {
+			uint64_t ns = e->ns < t->ns[e->k.kind] ? e->ns : t->ns[e->k.kind];
+
+			t->ns[e->k.kind] -= ns;
+			t->ns[PK_CHILDREN] += ns;
+		}
+		e->k.kind = PK_CHILDREN;	/* a key of its own: no other has this stack */
+	}
+	free(cls);
+	return 0;
+}
+
 /*
  * The window's end: what each thread was doing then runs to it; its wall
- * time is its life in the window. Called once, at the print.
+ * time is its life in the window; the waits for children are told by
+ * their stacks. Once, at the first print. -ENOMEM, else 0.
  */
-static void close_window(struct profile *p, uint64_t end)
+static int close_window(struct profile *p, const struct an_view *v, uint64_t end)
 {
 	size_t i;
 
 	if (p->closed)
-		return;
+		return 0;
 	p->closed = true;
 	for (i = 0; i < p->nt; i++) {
 		struct pthread *t = &p->t[i];
@@ -506,10 +710,8 @@ static void close_window(struct profile *p, uint64_t end)
 			uint64_t runq = preempted ? end - t->off_since :
 					woken ? end - t->open_wake : 0;
 
-			t->ns[PK_RUNQ] += runq;
-			add(p, t, PK_RUNQ, t->open_ks, t->open_us, runq);
-			t->ns[kind] += end - t->off_since - runq;
-			add(p, t, kind, t->open_ks, t->open_us, end - t->off_since - runq);
+			count(p, t, PK_RUNQ, t->open_ks, t->open_us, runq);
+			count(p, t, kind, t->open_ks, t->open_us, end - t->off_since - runq);
 		}
 		t->on_since = t->off_since = 0;
 		if (!p->sampled)
@@ -520,30 +722,7 @@ static void close_window(struct profile *p, uint64_t end)
 			comm_copy(t->comm, c);
 		}
 	}
-}
-
-static uint64_t total_ns(const struct pthread *t);
-
-/* its life in the window (-P: its threads' lives, added) */
-static uint64_t wall_ns(const struct pthread *t, uint64_t start, uint64_t end)
-{
-	uint64_t a = t->born > start ? t->born : start, b = t->died && t->died < end ? t->died : end;
-
-	if (t->nthreads)
-		return t->wall_sum;
-	if (t->totals)
-		return total_ns(t);
-	return b > a ? b - a : 0;
-}
-
-static uint64_t off_ns(const struct pthread *t)
-{
-	return t->ns[PK_OFF_S] + t->ns[PK_OFF_D] + t->ns[PK_OFF_OTHER];
-}
-
-static uint64_t total_ns(const struct pthread *t)
-{
-	return t->on_ns + t->ns[PK_RUNQ] + off_ns(t);
+	return children_by_stack(p, v);
 }
 
 /* the busiest first: on a CPU, waiting for one or in D; then the longest lived */
@@ -557,156 +736,53 @@ static int by_total(const void *a, const void *b)
 		return bx > by ? -1 : 1;
 	bx = total_ns(x);
 	by = total_ns(y);
-	return bx > by ? -1 : bx < by ? 1 : (x->tid > y->tid) - (x->tid < y->tid);
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return strncmp(x->comm, y->comm, COMM_LEN);
 }
 
-static int by_ns_desc(const void *a, const void *b)
+/* does thread @t belong in merged row @r? (-P: its process, --by: its name, its cgroup) */
+static bool row_has(const struct profile *p, const struct pthread *r, const struct pthread *t)
 {
-	const struct pent *x = a, *y = b;
-
-	return x->ns > y->ns ? -1 : x->ns < y->ns;
-}
-
-static const struct pthread *find_thread(const struct profile *p, int32_t id)
-{
-	size_t i;
-
-	for (i = 0; i < p->nt; i++)
-		if (p->t[i].tid == id)
-			return &p->t[i];
-	return NULL;
+	switch (p->o->key) {
+	case KEY_CGROUP:
+		return r->cg == t->cg;
+	case KEY_COMM:
+		return !strncmp(r->comm, t->comm, COMM_LEN);
+	default:
+		return r->tid == (t->tgid > 0 ? t->tgid : t->tid);
+	}
 }
 
 /*
- * a stack's frames named; @user: user frames of @tgid; @switched: a
- * switch-out's kernel stack, whose frames inside the tracer are dropped
- */
-static uint32_t name_frames(const struct an_view *v, bool user, bool switched, uint32_t id,
-			    int32_t tgid, char (*buf)[NAME_LEN])
-{
-	const struct stacktab *tab = user ? &v->an->ustacks : &v->an->kstacks;
-	uint32_t depth = 0, i, skip = 0;
-	const uint64_t *fr = stacktab_get(tab, id, &depth);
-
-	for (i = 0; i < depth && i < STACK_MAX_DEPTH; i++) {
-		if (user)
-			v->sym->user(v->sym->uarg, tgid, fr[i], buf[i], NAME_LEN);
-		else
-			v->sym->kernel(v->sym->karg, fr[i], buf[i], NAME_LEN);
-	}
-	/* a switch-out's stack begins in the tracer: from __schedule */
-	for (i = 0; switched && !user && i < depth && i < 8; i++)
-		if (!strcmp(buf[i], "__schedule")) {
-			skip = i;
-			break;
-		}
-	if (skip)
-		memmove(buf, buf + skip, (depth - skip) * sizeof(*buf));
-	depth -= skip;
-	/*
-	 * a user stack walked past code without frame pointers goes on
-	 * through whatever the stack holds: from its first frame in no
-	 * mapping on, one [unknown] stands for the rest
-	 */
-	for (i = 0; user && i < depth && i < STACK_MAX_DEPTH; i++)
-		if (!strcmp(buf[i], "[unknown]")) {
-			depth = i + 1;
-			break;
-		}
-	return depth < v->o->stack_depth ? depth : v->o->stack_depth;
-}
-
-static void folded_frame(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : (unsigned char)*s < 0x20 ? '?' : *s, f);
-}
-
-/*
- * "comm-tid;user root->leaf;kernel root->leaf;[kind]" (and " us\n" with
- * @value); --by cgroup: "cgroup;comm-tid;..."
- */
-static void print_line(FILE *f, const struct profile *p, const struct an_view *v,
-		       const struct pent *e, char (*kb)[NAME_LEN], char (*ub)[NAME_LEN], bool value)
-{
-	const struct pthread *t = find_thread(p, e->k.id);
-	bool sw = e->k.kind != PK_ONCPU;
-	uint32_t nk = e->k.kstack ? name_frames(v, false, sw, e->k.kstack, e->k.tgid, kb) : 0;
-	uint32_t nu = e->k.ustack ? name_frames(v, true, sw, e->k.ustack, e->k.tgid, ub) : 0;
-	const char *path;
-
-	if (p->o->key == KEY_CGROUP)
-		folded_cgroup(f, an_cgroup_name(p->an, e->k.cg, &path));
-	folded_frame(f, t ? t->comm : "[unknown]");
-	fprintf(f, "-%d", e->k.id);
-	while (nu-- > 0) {
-		fputc(';', f);
-		folded_frame(f, ub[nu]);
-	}
-	while (nk-- > 0) {
-		fputc(';', f);
-		folded_frame(f, kb[nk]);
-	}
-	fprintf(f, ";%s", kind_name[e->k.kind]);
-	if (value)
-		fprintf(f, " %" PRIu64 "\n", e->ns / 1000);
-}
-
-struct out {
-	struct profile *p;
-	const struct an_view *v;
-	uint64_t start, end;
-	const struct pthread *rows;	/* the threads, or with -P their processes */
-	size_t nrows;
-};
-
-/* the part of @t's life no kind holds: switches the trace lost */
-static uint64_t unplaced_of(const struct pthread *t, const struct out *a)
-{
-	uint64_t w = wall_ns(t, a->start, a->end), tot = total_ns(t);
-
-	return w > tot ? w - tot : 0;
-}
-
-/* the rows with unplaced time, and (*ns) how much */
-static size_t unplaced(const struct out *a, uint64_t *ns)
-{
-	size_t i, n = 0;
-
-	*ns = 0;
-	for (i = 0; i < a->nrows; i++) {
-		uint64_t u = unplaced_of(&a->rows[i], a);
-
-		n += u > 0;
-		*ns += u;
-	}
-	return n;
-}
-
-/*
- * -P: the threads added up per process, --by cgroup per cgroup (the one
- * each thread was in at its last event), largest first; NULL: out of memory
+ * -P: the threads added up per process, --by comm per name (the latest:
+ * after an exec, the program's), --by cgroup per cgroup (the one each
+ * thread was in at its last event), largest first; NULL: out of memory
  */
 static struct pthread *merge_rows(const struct profile *p, uint64_t start, uint64_t end,
 				  size_t *n)
 {
 	struct pthread *r = calloc(p->nt ? p->nt : 1, sizeof(*r));
-	bool cgroups = p->o->key == KEY_CGROUP;
 	size_t i, j, k;
 
 	*n = 0;
 	for (i = 0; r && i < p->nt; i++) {
 		const struct pthread *t = &p->t[i];
-		int32_t id = cgroups ? t->cg : t->tgid > 0 ? t->tgid : t->tid;
 
-		for (j = 0; j < *n && r[j].tid != id; j++)
+		for (j = 0; j < *n && !row_has(p, &r[j], t); j++)
 			;
 		if (j == *n) {
-			r[j].tid = r[j].tgid = r[j].cg = id;
+			r[j].tid = r[j].tgid = t->tgid > 0 ? t->tgid : t->tid;
+			r[j].cg = t->cg;
+			comm_copy(r[j].comm, t->comm);
+			if (p->o->key == KEY_COMM)
+				r[j].tid = r[j].tgid = 0;
 			(*n)++;
 		}
-		/* the process's name: its leader's, else its first thread's */
-		if (!cgroups && (!r[j].comm[0] || t->tid == id))
+		/* a process's name: its leader's, else its first thread's */
+		if (p->o->key == KEY_PID && t->tid == r[j].tid)
 			comm_copy(r[j].comm, t->comm);
 		r[j].nthreads++;
 		r[j].wall_sum += wall_ns(t, start, end);
@@ -721,261 +797,16 @@ static struct pthread *merge_rows(const struct profile *p, uint64_t start, uint6
 	return r;
 }
 
-static void human(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "%.1f", (double)ns / 1e6);
-}
-
-static void print_table(FILE *f, const struct out *a)
-{
-	const struct profile *p = a->p;
-	size_t i, n = p->o->top && p->o->top < a->nrows ? p->o->top : a->nrows;
-	uint64_t s_ns = 0, s_exact = 0, nsamples = 0;
-	bool procs = p->o->key == KEY_PID, cgroups = p->o->key == KEY_CGROUP;
-	const char *path;
-
-	if (p->totals)
-		fprintf(f, "Profiling wall-clock time from /proc: on-CPU and waits for a CPU from "
-			"schedstat, off-CPU split by the states sampled (no stacks)\n\n");
-	else
-		fprintf(f, "Profiling wall-clock time: on-CPU %s, waits for a CPU and off-CPU "
-			"traced\n\n", p->sampled ? "sampled" : "from the switches (no samples)");
-	if (cgroups)
-		fprintf(f, "%-25s %7s", "CGROUP", "THREADS");
-	else
-		fprintf(f, "%8s %-16s", procs ? "PID" : "TID", "COMM");
-	fprintf(f, " %10s %10s %10s %10s %10s %10s %8s\n", "WALL(ms)", "ON-CPU", "RUNQ", "OFF(S)",
-		"OFF(D)", "OFF(other)", "SAMPLES");
-	for (i = 0; i < n; i++) {
-		const struct pthread *t = &a->rows[i];
-		char w[24], on[24], rq[24], s[24], d[24], o[24];
-
-		human(w, sizeof(w), wall_ns(t, a->start, a->end));
-		human(on, sizeof(on), t->on_ns);
-		human(rq, sizeof(rq), t->ns[PK_RUNQ]);
-		human(s, sizeof(s), t->ns[PK_OFF_S]);
-		human(d, sizeof(d), t->ns[PK_OFF_D]);
-		human(o, sizeof(o), t->ns[PK_OFF_OTHER]);
-		if (cgroups) {
-			text_field(f, an_cgroup_name(p->an, t->cg, &path), NAME_LEN, 25);
-			fprintf(f, " %7u", t->nthreads);
-		} else {
-			fprintf(f, "%8d ", t->tid);
-			text_field(f, t->comm, COMM_LEN, 16);
-		}
-		fprintf(f, " %10s %10s %10s %10s %10s %10s %8" PRIu64 "\n", w, on, rq, s, d, o,
-			t->samples);
-	}
-	if (n < a->nrows)
-		fprintf(f, "# and %zu more %s (--top %u)\n", a->nrows - n,
-			cgroups ? "cgroups" : procs ? "processes" : "threads", p->o->top);
-	if (procs)
-		fprintf(f, "# -P: a process's wall time is its threads' lives in the window, "
-			"added\n");
-	if (cgroups)
-		fprintf(f, "# --by cgroup: a cgroup's wall time is its threads' lives in the window, "
-			"added; a thread moved in the window is in the row of its last cgroup, its "
-			"stacks (-f, svg) in each for their share\n");
-	for (i = 0; i < p->nt; i++) {
-		s_ns += p->t[i].samples_ns;
-		s_exact += p->t[i].on_ns;
-		nsamples += p->t[i].samples;
-	}
-	fputc('\n', f);
-	if (p->sampled)
-		fprintf(f, "# on-CPU samples weighted by their period: %.1f ms against %.1f ms from "
-			"the switches (%+.1f%%; at %" PRIu64 " samples a sampling error of about "
-			"%.0f%% is expected); -f or --format=svg for the stacks\n",
-			(double)s_ns / 1e6, (double)s_exact / 1e6,
-			s_exact ? 100.0 * ((double)s_ns - (double)s_exact) / (double)s_exact : 0.0,
-			nsamples, nsamples ? 100.0 / sqrt((double)nsamples) : 0.0);
-}
-
-/* the trailer's own lines: what the numbers are, and what they could not hold */
-static void footer(FILE *f, const struct out *a)
-{
-	const struct profile *p = a->p;
-	uint64_t n = 0, un;
-	size_t i, nun = unplaced(a, &un);
-
-	for (i = 0; i < p->nt; i++)
-		n += p->t[i].samples;
-	if (p->totals)
-		fprintf(f, "# profile: each thread's totals from /proc: on-CPU and waiting for a CPU "
-			"exact (schedstat), blocked split S/D by the states sampled; no samples and "
-			"no stacks (a tracing backend has them)\n");
-	else
-		fprintf(f, "# profile: %" PRIu64 " on-CPU samples at %u Hz (each weighted by its "
-			"period, the CPU time since the CPU's last)%s\n", n, p->o->rate_hz ?
-			p->o->rate_hz : DEFAULT_HZ, p->sampled ? "" : "; none here: on-CPU time "
-			"comes from the switches, as [on-cpu, no samples] (the perf backend "
-			"samples)");
-	if (nun)
-		fprintf(f, "# %zu %s %.3f ms the trace could not place (switches it lost)%s\n",
-			nun, nun == 1 ? "row has" : "rows have", (double)un / 1e6,
-			a->v->backend && strcmp(a->v->backend, "perf") ?
-			": --backend=perf has every switch (its context-switch records)" : "");
-	if (p->overflow_ns)
-		fprintf(f, "# %.3f ms beyond --max-stacks, not shown\n", (double)p->overflow_ns / 1e6);
-	if (p->threads_over)
-		fprintf(f, "# %" PRIu64 " events of threads beyond --max-tasks not counted\n",
-			p->threads_over);
-}
-
-static void text_body(FILE *f, void *arg)
-{
-	const struct out *a = arg;
-	struct profile *p = a->p;
-	char (*kb)[NAME_LEN] = NULL, (*ub)[NAME_LEN] = NULL;
-	size_t i, n;
-
-	if (!p->o->folded) {
-		print_table(f, a);
-		return;
-	}
-	kb = malloc(STACK_MAX_DEPTH * sizeof(*kb));
-	ub = malloc(STACK_MAX_DEPTH * sizeof(*ub));
-	n = p->o->top && p->o->top < p->n ? p->o->top : p->n;
-	for (i = 0; kb && ub && i < n; i++)
-		print_line(f, p, a->v, &p->v[i], kb, ub, true);
-	free(kb);
-	free(ub);
-}
-
-static void json_extra(FILE *f, void *arg)
-{
-	const struct out *a = arg;
-	const struct profile *p = a->p;
-	bool procs = p->o->key == KEY_PID, cgroups = p->o->key == KEY_CGROUP;
-	const char *path, *label;
-	uint64_t un;
-	size_t i, nun;
-
-	fprintf(f, ",\"profile\":{\"hz\":%u,\"sampled\":%s,\"source\":\"%s\",\"%s\":[",
-		p->o->rate_hz ? p->o->rate_hz : DEFAULT_HZ, p->sampled ? "true" : "false",
-		p->totals ? "proc" : p->sampled ? "samples" : "switches",
-		cgroups ? "cgroups" : procs ? "processes" : "threads");
-	for (i = 0; i < a->nrows; i++) {
-		const struct pthread *t = &a->rows[i];
-
-		if (cgroups) {
-			label = an_cgroup_name(p->an, t->cg, &path);
-			fprintf(f, "%s{\"cgroup\":", i ? "," : "");
-			json_str(f, label, NAME_LEN);
-			fputs(",\"path\":", f);
-			json_str_or_null(f, path, 4096);
-			fprintf(f, ",\"threads\":%u", t->nthreads);
-		} else {
-			if (procs)
-				fprintf(f, "%s{\"pid\":%d,\"threads\":%u,\"comm\":", i ? "," : "",
-					t->tid, t->nthreads);
-			else
-				fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"comm\":", i ? "," : "",
-					t->tid, t->tgid);
-			json_str(f, t->comm, COMM_LEN);
-		}
-		fprintf(f, ",\"wall_ns\":%" PRIu64 ",\"on_cpu_ns\":%" PRIu64 ",\"on_cpu_sampled_ns\":%"
-			PRIu64 ",\"samples\":%" PRIu64 ",\"runq_ns\":%" PRIu64 ",\"off_cpu_ns\":%"
-			PRIu64 ",\"off_cpu_s_ns\":%" PRIu64 ",\"off_cpu_d_ns\":%" PRIu64
-			",\"off_cpu_other_ns\":%" PRIu64 ",\"unplaced_ns\":%" PRIu64 "}",
-			wall_ns(t, a->start, a->end), t->on_ns,
-			t->samples_ns, t->samples, t->ns[PK_RUNQ], off_ns(t), t->ns[PK_OFF_S],
-			t->ns[PK_OFF_D], t->ns[PK_OFF_OTHER], unplaced_of(t, a));
-	}
-	nun = unplaced(a, &un);
-	fprintf(f, "],\"stacks\":%zu,\"overflow_ns\":%" PRIu64 ",\"unplaced_threads\":%zu,"
-		"\"unplaced_ns\":%" PRIu64 "}", p->n, p->overflow_ns, nun, un);
-}
-
-static int print_svg(struct out *a, struct report *rep, FILE *f)
-{
-	struct profile *p = a->p;
-	char (*kb)[NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*kb));
-	char (*ub)[NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*ub));
-	struct fold_line *lines = calloc(p->n ? p->n : 1, sizeof(*lines));
-	size_t i, n = 0, len;
-	FILE *m;
-	int ret = 0;
-
-	for (i = 0; kb && ub && lines && i < p->n; i++) {
-		lines[n].ns = p->v[i].ns;
-		m = open_memstream(&lines[n].line, &len);
-		if (!m)
-			break;
-		print_line(m, p, a->v, &p->v[i], kb, ub, false);
-		fclose(m);
-		n++;
-	}
-	if (!kb || !ub || !lines || n < p->n)
-		ret = -ENOMEM;
-	else
-		svg_flame_lines(f, rep, lines, (uint32_t)n, p->o->top,
-				"Wall-clock time: on-CPU, waiting for a CPU, off-CPU", FLAME_WALL);
-	for (i = 0; lines && i < n; i++)
-		free(lines[i].line);
-	free(lines);
-	free(kb);
-	free(ub);
-	return ret ? ret : ferror(f) ? -EIO : 0;
-}
-
-static void no_body(FILE *f, void *arg)
-{
-	(void)f;
-	(void)arg;
-}
-
-/* one interval's output of @a's rows in @fmt */
-static int print_out(struct out *a, enum out_format fmt, FILE *f)
-{
-	struct profile *p = a->p;
-	const struct an_view *v = a->v;
-	struct stack_report sr;
-	struct report rep;
-	int ret;
-
-	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
-	rep.stacks = NULL;
-	rep.extra_arg = a;
-	if (fmt == FMT_JSON) {
-		/* groups: each thread's on-CPU slices, keyed by tid as measured */
-		rep.key = KEY_TID;
-		rep.json_extra = json_extra;
-		return histan_emit(f, fmt, &rep);
-	}
-	rep.key = KEY_NONE;
-	if (fmt == FMT_SVG)
-		return print_svg(a, &rep, f);
-	if (p->o->folded) {
-		/* folded lines stay pure: the trailer to stderr */
-		text_body(f, a);
-		rep.text_body = no_body;
-		histan_emit(stderr, fmt, &rep);
-		footer(stderr, a);
-		return ferror(f) ? -EIO : 0;
-	}
-	rep.text_body = text_body;
-	ret = histan_emit(f, fmt, &rep);
-	footer(f, a);
-	return ret;
-}
-
-/* the rows and stacks largest first, their indexes rebuilt */
+/* the threads largest first, their index rebuilt */
 static void sort_reindex(struct profile *p)
 {
 	size_t i;
 
 	if (p->nt)
 		qsort(p->t, p->nt, sizeof(*p->t), by_total);
-	if (p->n)
-		qsort(p->v, p->n, sizeof(*p->v), by_ns_desc);
 	posindex_clear(&p->tindex);
 	for (i = 0; i < p->nt; i++)
 		posindex_put(&p->tindex, tid_hash32(p->t[i].tid), (int32_t)i);
-	posindex_clear(&p->index);
-	for (i = 0; i < p->n; i++)
-		posindex_put(&p->index, fnv1a64(FNV1A64_INIT, &p->v[i].k, sizeof(p->v[i].k)),
-			     (int32_t)i);
 }
 
 static int profile_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
@@ -983,36 +814,42 @@ static int profile_print(void *state, const struct an_view *v, enum out_format f
 	struct profile *p = state;
 	struct out a = { p, v, v->iv_start_ns ? v->iv_start_ns : p->first_ts,
 			 v->iv_end_ns ? v->iv_end_ns : p->last_ts, NULL, 0 };
-	struct pthread *procs = NULL;
+	struct pthread *rows = NULL;
 	int ret;
 
 	/* the window: from the earlier of its start and its first event */
 	if (!p->first_ts || a.start < p->first_ts)
 		p->first_ts = a.start;
 	a.start = p->first_ts;
-	close_window(p, a.end);
+	ret = close_window(p, v, a.end);
+	if (ret)
+		return ret;
 	sort_reindex(p);
 	a.rows = p->t;
 	a.nrows = p->nt;
-	if (p->o->key == KEY_PID || p->o->key == KEY_CGROUP) {
-		procs = merge_rows(p, a.start, a.end, &a.nrows);
-		if (!procs)
+	if (p->o->key == KEY_PID || p->o->key == KEY_COMM || p->o->key == KEY_CGROUP) {
+		rows = merge_rows(p, a.start, a.end, &a.nrows);
+		if (!rows)
 			return -ENOMEM;
-		a.rows = procs;
+		a.rows = rows;
 	}
-	ret = print_out(&a, fmt, f);
-	free(procs);
+	ret = profile_print_out(&a, fmt, f);
+	free(rows);
 	return ret;
 }
 
 const struct analysis analysis_profile = {
 	.name = "profile",
 	.summary = "wall-clock profile: on-CPU, run-queue and off-CPU time by stack",
-	.bit = ANB_PROFILE,
-	.flags = AN_F_SAMPLES,
-	.help = profile_usage,
+	.flags = AN_F_SAMPLES | AN_F_TIDS | AN_F_PERFETTO | AN_F_REPORT | AN_F_KSTACK_IF_ANY,
+	.options = (const struct an_option *const[]){ anopt_keys_threads, anopt_by, profile_opts,
+						      anopt_stacks_fold, NULL },
+	.usage = profile_help,
+	.examples = profile_examples,
+	.text_output = "the totals and a table (-f: folded lines)",
 	.what = profile_what,
 	.defaults = profile_defaults,
+	.refine = profile_refine,
 	.check = profile_check,
 	.events = profile_events,
 	.hist = profile_hist,

@@ -7,7 +7,8 @@
 
 extern const struct analysis analysis_runq, analysis_offcpu, analysis_triage,
 	analysis_record, analysis_slower, analysis_oncpu, analysis_runqlen, analysis_wakers,
-	analysis_profile;
+	analysis_profile, analysis_timehist, analysis_timehist_summary,
+	analysis_timehist_profile, analysis_critpath;
 
 static const struct analysis *const analyses[] = {
 	&analysis_runq,
@@ -16,10 +17,14 @@ static const struct analysis *const analyses[] = {
 	&analysis_oncpu,
 	&analysis_runqlen,
 	&analysis_profile,
+	&analysis_timehist,
 	&analysis_record,
 	/* modes: what a command's options turn it into */
 	&analysis_slower,
 	&analysis_wakers,
+	&analysis_timehist_summary,
+	&analysis_timehist_profile,
+	&analysis_critpath,
 };
 #define NANALYSES (sizeof(analyses) / sizeof(analyses[0]))
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "histan.h"
+#include "runq.h"
 
 static const char runq_help[] =
 "Usage: offcpu-ftrace runq [OPTIONS] [DURATION [COUNT]]\n"
@@ -19,17 +20,53 @@ static const char runq_help[] =
 "With -- COMMAND: run COMMAND, trace it and every process and thread it\n"
 "starts for its whole life, and exit with its exit status.\n";
 
-static const char runq_only_help[] =
-"      --slower US        list each wait longer than US microseconds as it\n"
-"                         ends, as BCC's runqslower (-P: with the task\n"
-"                         switched out for it, as runqslower -P; --by cgroup:\n"
-"                         with the waiting thread's cgroup; both: both)\n"
-"      --ran-instead      with --slower: who ran on that CPU during each\n"
-"                         wait, the 3 longest (the answer to \"who took my CPU\")\n"
-"      --compat PEER      count what PEER counts: bcc (default: wakeup,\n"
-"                         wakeup_new, preempted R or R+), bpftrace\n"
-"                         (runqlat.bt: preempted R only), perf (perf sched\n"
-"                         timehist: from the first sched_waking)\n";
+/* runq's own rows (runq_set) */
+enum { RQ_SLOWER = 1, RQ_RAN_INSTEAD };
+
+static const char *runq_set(struct trace_opts *o, const struct an_option *opt, const char *arg,
+			    char *buf, size_t len)
+{
+	struct runq_opts *q = runq_own_set(o);
+	unsigned long long v;
+	const char *bad;
+
+	switch (opt->id) {
+	case RQ_SLOWER:
+		if ((bad = anopt_number(opt, arg, 0, UINT64_MAX / 1000, "a number of microseconds",
+					&v, buf, len)))
+			return bad;
+		q->slower = true;
+		q->slower_us = v;
+		return NULL;
+	case RQ_RAN_INSTEAD:
+		q->ran_instead = true;
+		return NULL;
+	}
+	return "internal: an option without a setter";
+}
+
+#define A required_argument
+#define N no_argument
+static const struct an_option runq_opts[] = {
+	{ "slower", 0, A, RQ_SLOWER, runq_set, "US",
+	  "list each wait longer than US microseconds as it\n"
+	  "ends, as BCC's runqslower (-P: with the task\n"
+	  "switched out for it, as runqslower -P; --by cgroup:\n"
+	  "with the waiting thread's cgroup; both: both)", 0 },
+	{ "ran-instead", 0, N, RQ_RAN_INSTEAD, runq_set, NULL,
+	  "with --slower: who ran on that CPU during each\n"
+	  "wait, the 3 longest (the answer to \"who took my CPU\")", 0 },
+	{ "compat", 0, A, ANO_COMPAT, anopt_apply, "PEER",
+	  "count what PEER counts: bcc (default: wakeup,\n"
+	  "wakeup_new, preempted R or R+; libbpf-tools the\n"
+	  "same), bpftrace (runqlat.bt: preempted R only),\n"
+	  "perf (perf 6.1 sched timehist's sch delay: from\n"
+	  "the first sched_waking; after a preemption 0: the\n"
+	  "wait is its \"wait time\")", 0 },
+	AN_OPT_END,
+};
+#undef A
+#undef N
 
 static const char runq_examples[] =
 "\n"
@@ -48,15 +85,6 @@ static const char runq_examples[] =
 "  offcpu-ftrace runq --slower 10000 -P 30   # runqslower: waits over 10 ms\n"
 "  offcpu-ftrace runq --slower 5000 --ran-instead -- make -j8   # who took the CPU\n";
 
-static void runq_usage(FILE *f)
-{
-	fputs(runq_help, f);
-	an_help_common(f);
-	fputs(runq_only_help, f);
-	fputs(runq_examples, f);
-	an_help_exit(f, "runq");
-}
-
 static const char *runq_what(const struct trace_opts *o)
 {
 	(void)o;
@@ -74,6 +102,13 @@ static unsigned runq_events(const struct trace_opts *o)
 	return o->compat == COMPAT_PERF ? 1u << SEV_WAKING : 0;
 }
 
+static const char *runq_check(const struct trace_opts *o)
+{
+	if (runq_own(o)->ran_instead && !runq_own(o)->slower)
+		return "--ran-instead says who ran during each wait --slower lists: add --slower US";
+	return histan_check(o);
+}
+
 static enum hist_refusal runq_hist(const struct trace_opts *o)
 {
 	return o->compat == COMPAT_PERF ? HIST_NO_WAKING : HIST_CAN;
@@ -84,7 +119,7 @@ extern const struct analysis analysis_slower;
 /* --slower: the waits one by one (slower.c) instead of their histogram */
 static const struct analysis *runq_refine(const struct trace_opts *o)
 {
-	return o->slower ? &analysis_slower : NULL;
+	return runq_own(o)->slower ? &analysis_slower : NULL;
 }
 
 static int runq_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
@@ -95,14 +130,17 @@ static int runq_print(void *state, const struct an_view *v, enum out_format fmt,
 const struct analysis analysis_runq = {
 	.name = "runq",
 	.summary = "run-queue latency histogram",
-	.bit = ANB_RUNQ,
 	.flags = AN_F_REPORT,
-	.help = runq_usage,
+	.options = (const struct an_option *const[]){ ANOPT_HISTS, runq_opts, anopt_xval,
+						      NULL },
+	.usage = runq_help,
+	.examples = runq_examples,
 	.what = runq_what,
 	.defaults = runq_defaults,
 	.refine = runq_refine,
-	.check = histan_check,
+	.check = runq_check,
 	.events = runq_events,
+	.no_records = histan_no_records,
 	.hist = runq_hist,
 	.configure = histan_configure,
 	.setup = histan_setup,

@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "grow.h"
 #include "histan.h"
+#include "runq.h"
 #include "svg.h"
 
 /* occupants kept per CPU for --ran-instead: a wait longer than the last
@@ -61,6 +62,8 @@ struct slower {
 	struct slow_wait *v;		/* this interval's, not yet printed */
 	size_t n, cap;
 	uint64_t listed, over, not_listed;	/* this interval: printed, over US, dropped */
+	uint64_t unnamed;		/* ... of them named "[unknown]": no source had
+					 * the thread's name (or the one run instead) */
 	uint64_t waits;			/* waits measured this interval */
 	bool streaming;			/* lines go out as they come (stdout text) */
 	bool header_done;
@@ -68,7 +71,7 @@ struct slower {
 
 static const char *slower_what(const struct trace_opts *o)
 {
-	return o->ran_instead ? "run-queue waits over the threshold, and who ran instead" :
+	return runq_own(o)->ran_instead ? "run-queue waits over the threshold, and who ran instead" :
 	       "run-queue waits over the threshold";
 }
 
@@ -176,13 +179,22 @@ static void ran_instead(const struct slower *s, struct slow_wait *w, uint64_t st
 	}
 }
 
+/* runqslower -P's columns: the task switched out for the waiter */
+static bool prev_cols(const struct trace_opts *o)
+{
+	return o->key == KEY_PID || o->prev_too;
+}
+
 static void on_wait(void *arg, const struct an_wait *aw)
 {
 	struct slower *s = arg;
 	struct slow_wait *w, *nv;
 
 	s->waits++;
-	if ((aw->end_ns - aw->start_ns) / 1000 <= s->o->slower_us)
+	/* --compat=perf: a wait after a preemption is perf's "wait time", its sch delay 0 */
+	if (s->o->compat == COMPAT_PERF && aw->preempted)
+		return;
+	if ((aw->end_ns - aw->start_ns) / 1000 <= runq_own(s->o)->slower_us)
 		return;		/* strictly over US, in whole microseconds, as runqslower */
 	s->over++;
 	if (!s->streaming && s->n >= SLOW_MAX) {
@@ -207,8 +219,10 @@ static void on_wait(void *arg, const struct an_wait *aw)
 	comm_copy(w->prev_comm, aw->prev_tid ? aw->prev_comm : "swapper");
 	if (s->o->key == KEY_CGROUP)
 		w->cg = an_cgroup_id(s->an, aw->tid);
-	if (s->o->ran_instead)
+	if (runq_own(s->o)->ran_instead)
 		ran_instead(s, w, aw->start_ns);
+	if (!strcmp(w->comm, "[unknown]") || (prev_cols(s->o) && !strcmp(w->prev_comm, "[unknown]")))
+		s->unnamed++;
 }
 
 static void on_boundary(void *arg)
@@ -216,7 +230,7 @@ static void on_boundary(void *arg)
 	struct slower *s = arg;
 
 	s->n = 0;
-	s->listed = s->over = s->not_listed = s->waits = 0;
+	s->listed = s->over = s->not_listed = s->waits = s->unnamed = 0;
 }
 
 static int slower_setup(const struct trace_opts *o, struct analyzer *an, void **state)
@@ -230,7 +244,7 @@ static int slower_setup(const struct trace_opts *o, struct analyzer *an, void **
 	s->o = o;
 	s->an = an;
 	sink.arg = s;
-	if (o->ran_instead)
+	if (runq_own(o)->ran_instead)
 		sink.slice = on_slice;
 	ret = analyzer_subscribe(an, &sink);
 	if (ret) {
@@ -272,17 +286,11 @@ static void print_time(FILE *f, const struct an_view *v, uint64_t ts)
 	}
 }
 
-/* runqslower -P's columns: the task switched out for the waiter */
-static bool prev_cols(const struct trace_opts *o)
-{
-	return o->key == KEY_PID || o->prev_too;
-}
-
 static void print_header(struct slower *s, FILE *f)
 {
 	if (s->header_done)
 		return;
-	fprintf(f, "Tracing run queue latency higher than %" PRIu64 " us\n", s->o->slower_us);
+	fprintf(f, "Tracing run queue latency higher than %" PRIu64 " us\n", runq_own(s->o)->slower_us);
 	fprintf(f, "%-8s %-16s %-6s %14s", "TIME", "COMM", "TID", "LAT(us)");
 	if (prev_cols(s->o))
 		fprintf(f, " %-16s %-6s", "PREV COMM", "PREV TID");
@@ -313,7 +321,7 @@ static void print_line(const struct slower *s, const struct an_view *v, FILE *f,
 		text_field(f, an_cgroup_name(s->an, w->cg, &path), 256, 0);
 	}
 	fputc('\n', f);
-	if (!s->o->ran_instead)
+	if (!runq_own(s->o)->ran_instead)
 		return;
 	fputs("    ran instead:", f);
 	for (i = 0; i < w->nran; i++) {
@@ -366,10 +374,13 @@ static void text_body(FILE *f, void *arg)
 	print_header(s, f);
 	print_pending(s, t->v, f);
 	fprintf(f, "\n# %" PRIu64 " of %" PRIu64 " run-queue wait%s over %" PRIu64 " us\n",
-		s->over, s->waits, s->waits == 1 ? "" : "s", s->o->slower_us);
+		s->over, s->waits, s->waits == 1 ? "" : "s", runq_own(s->o)->slower_us);
 	if (s->not_listed)
 		fprintf(f, "# %" PRIu64 " of them not listed: more than %d in the interval\n",
 			s->not_listed, SLOW_MAX);
+	if (s->unnamed)
+		fprintf(f, "# %" PRIu64 " of them name a thread [unknown]: no event of the trace, "
+			"and no /proc read when it began, had its name\n", s->unnamed);
 }
 
 static void json_wait(FILE *f, const struct slower *s, const struct slow_wait *w)
@@ -395,7 +406,7 @@ static void json_wait(FILE *f, const struct slower *s, const struct slow_wait *w
 		fputs(",\"cgroup_path\":", f);
 		json_str_or_null(f, path, 4096);
 	}
-	if (s->o->ran_instead) {
+	if (runq_own(s->o)->ran_instead) {
 		fputs(",\"ran_instead\":[", f);
 		for (i = 0; i < w->nran; i++) {
 			fprintf(f, "%s{\"tid\":%d,\"comm\":", i ? "," : "", w->ran[i].tid);
@@ -417,13 +428,14 @@ static void json_extra(FILE *f, void *arg)
 	size_t i;
 
 	fprintf(f, ",\"slower_us\":%" PRIu64 ",\"waits\":%" PRIu64 ",\"waits_over\":%" PRIu64
-		",\"slow_waits\":[", s->o->slower_us, s->waits, s->over);
+		",\"slow_waits\":[", runq_own(s->o)->slower_us, s->waits, s->over);
 	for (i = 0; i < s->n; i++) {
 		if (i)
 			fputc(',', f);
 		json_wait(f, s, &s->v[i]);
 	}
-	fprintf(f, "],\"slow_waits_not_listed\":%" PRIu64, s->not_listed);
+	fprintf(f, "],\"slow_waits_not_listed\":%" PRIu64 ",\"slow_waits_unnamed\":%" PRIu64,
+		s->not_listed, s->unnamed);
 }
 
 static int slower_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
@@ -446,8 +458,8 @@ static int slower_print(void *state, const struct an_view *v, enum out_format fm
 const struct analysis analysis_slower = {
 	.name = "slower",
 	.summary = "run-queue waits over a threshold, one line each (runq --slower)",
-	.bit = ANB_RUNQ,
-	.flags = AN_F_MODE | AN_F_REPORT | AN_F_TRACED,
+	.flags = AN_F_MODE | AN_F_REPORT | AN_F_TRACED | AN_F_TIDS | AN_F_BOTH_KEYS,
+	.no_records = histan_no_records,
 	.what = slower_what,
 	.check = slower_check,
 	.hist = slower_hist,

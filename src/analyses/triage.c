@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "grow.h"
 #include "histan.h"
+#include "openblk.h"
 #include "procfs.h"
 #include "psi.h"
 #include "triage.h"
@@ -26,35 +27,76 @@ static const char triage_help[] =
 "threads (all, -p, -t, -c, --cgroup, or a COMMAND and its descendants):\n"
 "time running, waiting for a CPU and blocked, the tails, pressure stall\n"
 "information and cgroup CPU throttling, and a verdict with the numbers\n"
-"behind it and the next command to run.\n"
-"\n"
-"Options:\n"
-"  -p, -t, -c, --cgroup PATH, --backend, --rate, --tracefs, --buffer-size,\n"
-"  --strict, --record FILE, --max-tasks, -o FILE, --dry-run, -q as for runq;\n"
-"  --format bcc (text, default), json or openmetrics\n"
-"      --by cgroup        also a row per cgroup (container), with its own\n"
-"                         verdict; --top N, --cgroup-depth, --cgroup-controller\n"
-"                         as for runq\n"
-"      --wait-p99 MS      p99 wait for a CPU meaning contention (default 5)\n"
-"      --wait-share PCT   share of time waiting meaning contention (10)\n"
-"      --blocked-share PCT  share of time blocked meaning blocked (50)\n"
-"      --oncpu-share PCT  share of time running meaning on-CPU (50)\n"
-"      --throttle-share PCT  share of the window throttled by cpu.max (5)\n"
-"      --wait-demand PCT  share of the time wanting a CPU spent waiting for\n"
-"                         it (p99 >= 1 ms) meaning contention (50)\n"
-"      --unclaimed-share PCT  share of CPU time idle while the threads waited\n"
-"                         on busy CPUs that earns a note (5; 0: never)\n"
-"  -h, --help             this help\n"
+"behind it and the next command to run. --format: bcc (text, default),\n"
+"json or openmetrics; --by cgroup: also a row per cgroup (container),\n"
+"with its own verdict.\n";
+
+/* triage's own options (trace_opts.own): the verdicts' thresholds */
+AN_OWN_OPTS(triage_own, struct triage_thresholds)
+
+/* its rows (triage_set) */
+enum { TR_TAIL = 1, TR_WAIT, TR_BLOCKED, TR_ONCPU, TR_THROTTLE, TR_DEMAND, TR_UNCLAIMED };
+
+static const char *triage_set(struct trace_opts *o, const struct an_option *opt, const char *arg,
+			      char *buf, size_t len)
+{
+	static const struct anopt_range r[] = {
+		{ TR_TAIL, 1, 3600000, "a number of milliseconds" },
+		{ TR_WAIT, 0, 100, "a percentage (0..100)" },
+		{ TR_BLOCKED, 0, 100, "a percentage (0..100)" },
+		{ TR_ONCPU, 0, 100, "a percentage (0..100)" },
+		{ TR_THROTTLE, 0, 100, "a percentage (0..100)" },
+		{ TR_DEMAND, 0, 100, "a percentage (0..100)" },
+		{ TR_UNCLAIMED, 0, 100, "a percentage (0..100)" },
+	};
+	struct triage_thresholds *th = triage_own_set(o);
+	unsigned long long v;
+	const char *bad;
+
+	if ((bad = anopt_ranged(opt, arg, r, sizeof(r) / sizeof(r[0]), &v, buf, len)))
+		return bad;
+	switch (opt->id) {
+	case TR_TAIL: th->runq_tail_us = v * 1000; break;
+	case TR_WAIT: th->runq_share = (unsigned)v; break;
+	case TR_BLOCKED: th->blocked_share = (unsigned)v; break;
+	case TR_ONCPU: th->oncpu_share = (unsigned)v; break;
+	case TR_THROTTLE: th->throttle_share = (unsigned)v; break;
+	case TR_DEMAND: th->wait_demand = (unsigned)v; break;
+	case TR_UNCLAIMED: th->unclaimed = (unsigned)v; break;
+	default: return "internal: an option without a setter";
+	}
+	return NULL;
+}
+
+#define ROW(name, id, argname, help) { name, 0, required_argument, id, triage_set, argname, help, 0 }
+static const struct an_option triage_opts[] = {
+	ROW("wait-p99", TR_TAIL, "MS", "p99 wait for a CPU meaning contention (default 5)"),
+	ROW("wait-share", TR_WAIT, "PCT", "share of time waiting meaning contention (10)"),
+	ROW("blocked-share", TR_BLOCKED, "PCT", "share of time blocked meaning blocked (50)"),
+	ROW("oncpu-share", TR_ONCPU, "PCT", "share of time running meaning on-CPU (50)"),
+	ROW("throttle-share", TR_THROTTLE, "PCT", "share of the window throttled by cpu.max (5)"),
+	ROW("wait-demand", TR_DEMAND, "PCT", "share of the time wanting a CPU spent waiting for\n"
+	    "it (p99 >= 1 ms) meaning contention (50)"),
+	ROW("unclaimed-share", TR_UNCLAIMED, "PCT", "share of CPU time idle while the threads waited\n"
+	    "on busy CPUs that earns a note (5; 0: never)"),
+	AN_OPT_END,
+};
+#undef ROW
+
+static const char triage_examples[] =
 "\n"
 "Examples:\n"
 "  offcpu-ftrace triage 10                   # the whole host, 10 seconds\n"
 "  offcpu-ftrace triage -- make -j8          # one build, start to end\n"
 "  offcpu-ftrace triage --cgroup /sys/fs/cgroup/ci.slice 30\n"
 "  offcpu-ftrace triage --format=json -p 1234 10\n"
-"  offcpu-ftrace triage --by cgroup --top 5 30  # which container waits\n"
+"  offcpu-ftrace triage --by cgroup --top 5 30  # which container waits\n";
+
+static const char triage_exit[] =
 "\n"
 "Exit status: 0 done (with -- COMMAND: its exit status), 1 tracing failed,\n"
-"2 bad usage, 3 events lost with --strict. See offcpu-ftrace-triage(8).\n";
+"2 bad usage, 3 events lost with --strict, 5 the output could not be\n"
+"written. See offcpu-ftrace-triage(8).\n";
 
 /* --by cgroup: one cgroup's time, from the analyzer's intervals */
 struct tcg {
@@ -71,12 +113,9 @@ struct triage_state {
 	struct tcg *cg;			/* --by cgroup: by the cache's cgroup id */
 	size_t ncg, capcg;
 	uint64_t cg_lost;		/* intervals not kept: out of memory */
+	struct openblk open;		/* blocks still open at the window's end */
 };
 
-static void triage_usage(FILE *f)
-{
-	fputs(triage_help, f);
-}
 
 static const char *triage_what(const struct trace_opts *o)
 {
@@ -87,13 +126,10 @@ static const char *triage_what(const struct trace_opts *o)
 static void triage_defaults(struct trace_opts *o)
 {
 	o->modes = AN_RUNQ | AN_OFFCPU;
-	o->th.runq_tail_us = 5000;
-	o->th.runq_share = 10;
-	o->th.blocked_share = 50;
-	o->th.oncpu_share = 50;
-	o->th.throttle_share = 5;
-	o->th.wait_demand = 50;
-	o->th.unclaimed = 5;
+	*triage_own_set(o) = (struct triage_thresholds){
+		.runq_tail_us = 5000, .runq_share = 10, .blocked_share = 50, .oncpu_share = 50,
+		.throttle_share = 5, .wait_demand = 50, .unclaimed = 5,
+	};
 }
 
 static const char *triage_check(const struct trace_opts *o)
@@ -120,11 +156,27 @@ static void triage_configure(const struct trace_opts *o, struct an_cfg *cfg)
 	cfg->triage = true;
 }
 
-static void on_queue(void *arg, int32_t cpu, uint64_t ts, int delta)
+/* the CPU-state model's resolved stream, for the unclaimed share */
+static void on_cpu(void *arg, const struct cs_change *c)
 {
 	struct triage_state *s = arg;
 
-	unclaimed_queue(s->un, cpu, ts, delta);
+	unclaimed_change(s->un, c);
+}
+
+static void on_cpu_late(void *arg, int32_t cpu, uint64_t lo_ns, uint64_t hi_ns)
+{
+	struct triage_state *s = arg;
+
+	(void)cpu;
+	unclaimed_late(s->un, lo_ns, hi_ns);
+}
+
+/* its unclaimed share depends on which CPUs were idle */
+static bool triage_cpu_state(const struct trace_opts *o)
+{
+	(void)o;
+	return true;
 }
 
 /* --by cgroup: @tid's cgroup's row now, NULL when it cannot be kept */
@@ -152,7 +204,6 @@ static void on_slice(void *arg, const struct an_slice *sl)
 	struct triage_state *s = arg;
 	struct tcg *c;
 
-	unclaimed_slice(s->un, sl);
 	if (s->cg && sl->selected && sl->tid > 0 && sl->start_ns && sl->end_ns > sl->start_ns &&
 	    (c = cg_of(s, sl->tid)))
 		c->running_ns += sl->end_ns - sl->start_ns;
@@ -182,14 +233,15 @@ static void on_off(void *arg, const struct an_off *o)
 
 	if (o->blk == AN_BLK_NONE || !(c = cg_of(s, o->tid)))
 		return;
-	hist_add(&c->blk, o->blocked_ns, s->an->cfg.unit_ns);
-	if (o->blk == AN_BLK_D) {
-		c->blk_d_ns += o->blocked_ns;
+	/* a parent's, whatever its state, apart: the row's time and tail alike */
+	g = groups_find(&s->an->blk.groups, o->tgid > 0 ? o->tgid : o->tid);
+	if (g && g->parent) {
+		c->parent_ns += o->blocked_ns;
 		return;
 	}
-	g = groups_find(&s->an->blk.groups, o->tgid > 0 ? o->tgid : o->tid);
-	if (g && g->parent)
-		c->parent_ns += o->blocked_ns;
+	hist_add(&c->blk, o->blocked_ns, s->an->cfg.unit_ns);
+	if (o->blk == AN_BLK_D)
+		c->blk_d_ns += o->blocked_ns;
 	else
 		c->blk_s_ns += o->blocked_ns;
 }
@@ -214,7 +266,7 @@ static void on_totals(void *arg, const struct an_thread *t, int32_t tgid)
 static int triage_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
 	struct triage_state *s = calloc(1, sizeof(*s));
-	struct an_sink sink = { .queue = on_queue, .slice = on_slice };
+	struct an_sink sink = { .cpu = on_cpu, .cpu_late = on_cpu_late, .slice = on_slice };
 	int ret;
 
 	*state = s;
@@ -232,6 +284,8 @@ static int triage_setup(const struct trace_opts *o, struct analyzer *an, void **
 		ret = s->cg ? 0 : -ENOMEM;
 	}
 	sink.arg = s;
+	if (!ret)
+		ret = openblk_subscribe(&s->open, an);
 	return ret ? ret : analyzer_subscribe(an, &sink);
 }
 
@@ -298,10 +352,14 @@ static void blocked_split(const struct an_view *v, struct triage_in *in)
 		const struct group *g = gs->v[i];
 		uint64_t sl = g->blk_s_ns + g->blk_other_ns;
 
-		/* a parent asleep while its children work: their time tells */
+		/*
+		 * a parent asleep while its children work: their time tells,
+		 * and its blocked intervals (all of them, as in the tails:
+		 * blocked_merge) are apart
+		 */
 		if (g->parent) {
-			in->parent_wait_ns += sl;
-			sl = 0;
+			in->parent_wait_ns += sl + g->blk_d_ns;
+			continue;
 		}
 		in->blocked_d_ns += g->blk_d_ns;
 		in->blocked_s_ns += sl;
@@ -319,6 +377,20 @@ static void blocked_split(const struct an_view *v, struct triage_in *in)
 		memcpy(in->top_d_comm, d->comm, COMM_LEN);
 	if (s)
 		memcpy(in->top_s_comm, s->comm, COMM_LEN);
+}
+
+/*
+ * The blocked intervals' distribution, over the threads and intervals
+ * their time covers: a parent's (blocked_split) into @parents instead
+ */
+static void blocked_merge(const struct groups *gs, struct hist *h, struct hist *parents)
+{
+	uint32_t i;
+
+	hist_reset(h);
+	hist_reset(parents);
+	for (i = 0; i < gs->n; i++)
+		hist_merge(gs->v[i]->parent ? parents : h, &gs->v[i]->h);
 }
 
 static void merge_groups(const struct groups *gs, struct hist *h)
@@ -403,27 +475,27 @@ static void triage_pressure(const struct triage_state *s, const struct an_view *
 	}
 }
 
-static void triage_thresholds(const struct trace_opts *o, struct triage_in *in)
-{
-	in->th.runq_tail_us = o->th.runq_tail_us;
-	in->th.runq_share = o->th.runq_share;
-	in->th.blocked_share = o->th.blocked_share;
-	in->th.oncpu_share = o->th.oncpu_share;
-	in->th.throttle_share = o->th.throttle_share;
-	in->th.wait_demand = o->th.wait_demand;
-	in->th.unclaimed = o->th.unclaimed;
-}
-
 /* the window's unclaimed share: of every CPU's time, idle while they waited elsewhere */
-static double triage_unclaimed(struct triage_state *s, const struct an_view *v)
+static void triage_unclaimed(struct triage_state *s, const struct an_view *v,
+			     struct triage_in *in)
 {
 	uint64_t start = v->iv_start_ns, end = v->iv_end_ns;
+	struct unclaimed_result r;
 
-	if (!start || !end)
+	if (!start || !end) {
+		/* the trace clock's bounds not known: its last event, the window's length */
+		unclaimed_advance(s->un, v->an->last_ts);
 		end = (start = 0) + (uint64_t)(v->duration_s * 1e9);
-	else
-		unclaimed_advance(s->un, end);
-	return unclaimed_share(s->un, v->ncpu ? v->ncpu : (unsigned)s->un->ncpu, end - start);
+	} else {
+		unclaimed_advance(s->un, end > v->an->last_ts ? end : v->an->last_ts);
+	}
+	unclaimed_result(s->un, v, v->ncpu ? v->ncpu : (unsigned)s->un->ncpu, end - start, &r);
+	in->unclaimed = r.share;
+	in->unclaimed_min = r.min;
+	in->unclaimed_max = r.max;
+	in->unclaimed_partial = !r.exact;
+	in->cpu_unknown_ns = r.unknown_ns;
+	in->cpu_proc = r.proc;
 }
 
 static uint64_t busy_ns(const struct tcg *c)
@@ -532,7 +604,7 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 	char scope[4200], next[4200], tool[4200], restack[512];
 	const struct group *g;
 	struct triage_in in;
-	struct hist runq, blk;
+	struct hist runq, blk, pblk;
 
 	memset(&in, 0, sizeof(in));
 	triage_scope(v, scope, sizeof(scope), next, sizeof(next));
@@ -548,9 +620,10 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 	in.backend = v->backend;
 	in.clock = v->clock;
 	merge_groups(&v->an->runq.groups, &runq);
-	merge_groups(&v->an->blk.groups, &blk);
+	blocked_merge(&v->an->blk.groups, &blk, &pblk);
 	in.runq = &runq;
 	in.blocked = &blk;
+	in.parent_waits = &pblk;
 	in.running_ns = v->an->counts.oncpu_ns;
 	in.runq_ns = runq.sum_ns;
 	/* blocked intervals without the wait for a CPU after the wakeup */
@@ -566,14 +639,16 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 		memcpy(in.top_runq_comm, g->comm, COMM_LEN);
 	}
 	triage_pressure(state, v, &in);
-	triage_thresholds(v->o, &in);
+	in.th = *triage_own(v->o);
 	in.lost = v->lost;
 	in.missed_switch = v->an->counts.missed_switch;
 	in.unmeasured = v->an->counts.unmeasured;
 	in.inferred = v->an->counts.inferred;
 	in.recovered = v->recovered;
-	in.partial = v->lost || analyzer_partial(v->an);
-	in.unclaimed = triage_unclaimed(state, v);
+	in.partial = v->lost || v->dropped || v->rejected || analyzer_partial(v->an) ||
+		     (analyzer_matched_nothing(v->an) && !v->nwhole);
+	triage_unclaimed(state, v, &in);
+	in.open = openblk_fill(&s->open, v);
 	in.steal_known = v->steal_known;
 	in.steal_ns = v->steal_ns;
 	/* /proc/stat's steal grows on the online CPUs (v->ncpu is the
@@ -600,15 +675,18 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 const struct analysis analysis_triage = {
 	.name = "triage",
 	.summary = "running or waiting, and for what: a verdict",
-	.bit = ANB_TRIAGE,
-	.flags = AN_F_REPORT,
-	.help = triage_usage,
+	.flags = AN_F_REPORT | AN_F_TIDS,
+	.options = (const struct an_option *const[]){ anopt_by, triage_opts, NULL },
+	.usage = triage_help,
+	.examples = triage_examples,
+	.exit_help = triage_exit,
 	.text_output = "the text report",
 	.what = triage_what,
 	.defaults = triage_defaults,
 	.check = triage_check,
 	.hist = triage_hist,
 	.configure = triage_configure,
+	.cpu_state = triage_cpu_state,
 	.setup = triage_setup,
 	.begin = triage_begin,
 	.print = triage_print_iv,

@@ -62,6 +62,10 @@ static const char *wakers_what(const struct trace_opts *o)
 
 static const char *wakers_check(const struct trace_opts *o)
 {
+	const char *bad = anopt_check_offcpu(o);
+
+	if (bad)
+		return bad;
 	if (o->ustack)
 		return "--wakers joins kernel stacks (-K): user stacks (-U) are not taken at "
 		       "sched_waking";
@@ -78,6 +82,13 @@ static const char *wakers_check(const struct trace_opts *o)
 	if (o->xval || o->interval_mode || o->count > 1 || o->msecs)
 		return "--wakers is one window in microseconds: no --xval, -i, COUNT or -m";
 	return NULL;
+}
+
+/* -K: the waker's kernel stack at each sched_waking too */
+static void wakers_request(const struct trace_opts *o, struct trace_req *req)
+{
+	(void)o;
+	req->waking_kstack = req->kstack && req->waking;
 }
 
 static unsigned wakers_events(const struct trace_opts *o)
@@ -188,6 +199,9 @@ static int wakers_setup(const struct trace_opts *o, struct analyzer *an, void **
 	sink.arg = s;
 	if (!ret)
 		ret = analyzer_subscribe(an, &sink);
+	/* blocks no one woke before the window's end: shown too */
+	if (!ret && !(ret = openblk_subscribe(&s->h.open, an)))
+		s->h.open_on = true;
 	if (ret) {
 		posindex_fini(&s->index);
 		free(s);
@@ -239,12 +253,6 @@ static void name_frames(const struct an_view *v, uint32_t id, const char *from,
 		out->n = v->o->stack_depth;
 }
 
-static void folded_frame(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ';' ? ':' : (unsigned char)*s < 0x20 ? '?' : *s, f);
-}
-
 /* --by cgroup: the target's cgroup as a folded line's first frame */
 static void cg_frame(FILE *f, const struct an_view *v, const struct went *e)
 {
@@ -286,33 +294,33 @@ static void print_folded(FILE *f, const struct an_view *v, const struct went *e,
 	cg_frame(f, v, e);
 	if (v->o->wakeup_only) {
 		/* wakeuptime -f: waker;frames root->leaf;target N */
-		folded_frame(f, e->k.waker_comm);
+		stack_fold_frame(f, e->k.waker_comm);
 		for (i = w.n; i-- > 0;) {
 			fputc(';', f);
-			folded_frame(f, w.name[i]);
+			stack_fold_frame(f, w.name[i]);
 		}
 		fputc(';', f);
-		folded_frame(f, e->k.comm);
+		stack_fold_frame(f, e->k.comm);
 		if (value)
 			fprintf(f, " %" PRIu64 "\n", e->ns / 1000);
 		return;
 	}
-	folded_frame(f, e->k.comm);
+	stack_fold_frame(f, e->k.comm);
 	if (e->k.kstack && !t.n)
 		fputs(";[Missed Kernel Stack]", f);
 	for (i = t.n; i-- > 0;) {
 		fputc(';', f);
-		folded_frame(f, t.name[i]);
+		stack_fold_frame(f, t.name[i]);
 	}
 	fputs(";--", f);
 	if (e->k.waker && !e->k.waker_kstack)
 		fputs(";[Missed Kernel Stack]", f);
 	for (i = 0; i < w.n; i++) {
 		fputc(';', f);
-		folded_frame(f, w.name[i]);
+		stack_fold_frame(f, w.name[i]);
 	}
 	fputc(';', f);
-	folded_frame(f, e->k.waker_comm);
+	stack_fold_frame(f, e->k.waker_comm);
 	if (value)
 		fprintf(f, " %" PRIu64 "\n", e->ns / 1000);
 }
@@ -510,37 +518,32 @@ static void json_extra(FILE *f, void *arg)
 	free(buf);
 }
 
+/* a flame graph's entry @i: the largest first (--top keeps them) */
+static bool flame_entry(FILE *f, void *arg, size_t i, char (*tb)[NAME_LEN], char (*wb)[NAME_LEN],
+			uint64_t *ns)
+{
+	const struct out_arg *a = arg;
+	const struct went *e = &a->s->v[a->s->n - 1 - i];
+
+	*ns = e->ns;
+	print_folded(f, a->v, e, tb, wb, false);
+	return true;
+}
+
 /* -K --format=svg: the joined stacks as a flame graph, the waker's part in aqua */
 static int print_svg(struct wakers *s, const struct an_view *v, struct report *rep, FILE *f)
 {
-	char (*tb)[NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*tb));
-	char (*wb)[NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*wb));
-	struct fold_line *lines = calloc(s->n ? s->n : 1, sizeof(*lines));
-	size_t i, n = 0, len;
-	FILE *m;
-	int ret = 0;
+	struct out_arg a = { s, v };
+	struct fold_line *lines = NULL;
+	uint32_t n = 0;
 
-	for (i = s->n; tb && wb && lines && i-- > 0;) {
-		lines[n].ns = s->v[i].ns;	/* the largest first: --top keeps them */
-		m = open_memstream(&lines[n].line, &len);
-		if (!m)
-			break;
-		print_folded(m, v, &s->v[i], tb, wb, false);
-		fclose(m);
-		n++;
-	}
-	if (!tb || !wb || !lines || n < s->n)
-		ret = -ENOMEM;
-	else
-		svg_flame_lines(f, rep, lines, (uint32_t)n, s->o->top, s->o->wakeup_only ?
-				"Time blocked by waker stack" :
-				"Off-CPU time by kernel stack and waker stack", FLAME_OFFCPU);
-	for (i = 0; lines && i < n; i++)
-		free(lines[i].line);
-	free(lines);
-	free(tb);
-	free(wb);
-	return ret ? ret : ferror(f) ? -EIO : 0;
+	if (flame_fold(s->n, flame_entry, &a, false, &lines, &n))
+		return -ENOMEM;
+	svg_flame_lines(f, rep, lines, n, s->o->top, s->o->wakeup_only ?
+			"Time blocked by waker stack" :
+			"Off-CPU time by kernel stack and waker stack", FLAME_OFFCPU);
+	stacks_fold_free(lines, n);
+	return ferror(f) ? -EIO : 0;
 }
 
 static void no_body(FILE *f, void *arg)
@@ -586,11 +589,11 @@ static int wakers_print(void *state, const struct an_view *v, enum out_format fm
 const struct analysis analysis_wakers = {
 	.name = "wakers",
 	.summary = "who woke blocked threads, and from where (offcpu --wakers)",
-	.bit = ANB_OFFCPU,
-	.flags = AN_F_MODE | AN_F_REPORT | AN_F_TRACED,
+	.flags = AN_F_MODE | AN_F_REPORT | AN_F_TRACED | AN_F_TIDS,
 	.what = wakers_what,
 	.check = wakers_check,
 	.events = wakers_events,
+	.request = wakers_request,
 	.hist = wakers_hist,
 	.configure = wakers_configure,
 	.setup = wakers_setup,

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "bycgroup.h"
 #include "grow.h"
+#include "procfs.h"
 
 int by_cgroup_open(struct by_cgroup *b, const char *controller, unsigned depth, uint32_t max_ids,
 		   char *err, size_t errlen)
@@ -37,6 +39,15 @@ int by_cgroup_open(struct by_cgroup *b, const char *controller, unsigned depth, 
 		return ret;
 	}
 	b->on = true;
+	/* the names a container's user reads: this container, the host */
+	snprintf(b->root_label, sizeof(b->root_label), "%s", cfg.ns_relative ?
+		 "/ (this container)" : "/ (the host's root)");
+	if (proc_pidns_foreign() > 0 || access("/run/.containerenv", F_OK) == 0) {
+		b->self_id = cgroup_cache_id(&b->cache, (int32_t)getpid());
+		if (b->self_id > 0)
+			snprintf(b->self_label, sizeof(b->self_label), "%.60s (this container)",
+				 cgroup_cache_short(&b->cache, b->self_id));
+	}
 	return 0;
 }
 
@@ -180,6 +191,12 @@ void by_cgroup_names(int id, const char **label, const char **path, void *arg)
 	*label = cgroup_cache_short(&b->cache, id);
 	*path = id == CGROUP_ID_UNKNOWN || id == CGROUP_ID_OTHER ? NULL :
 		cgroup_cache_path(&b->cache, id);
+	if (b->recorded)
+		return;	/* a recording's names are as recorded */
+	if (b->self_id > 0 && id == b->self_id && b->self_label[0])
+		*label = b->self_label;
+	else if (*path && !strcmp(*path, "/") && b->root_label[0])
+		*label = b->root_label;
 }
 
 void by_cgroup_moved(int32_t pid, int32_t root, const char *path, void *arg)

@@ -31,6 +31,13 @@ struct by_cgroup {
 	size_t nrec;
 	char *rec_text;
 	char rec_keyed[512];	/* what the recording was keyed on */
+	/*
+	 * seen from inside a container: the cgroup this process is in (its
+	 * id in the cache, 0 unknown), named so, and the root's name (the
+	 * container's own cgroup in a cgroup namespace, else the host's)
+	 */
+	int self_id;
+	char self_label[96], root_label[48];
 };
 
 /* 0, or -errno with a one-line reason (what is missing, what to do) in @err. */

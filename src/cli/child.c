@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "sig.h"
+#include "timeutil.h"
 
 int child_can_exec(const char *name, char *err, size_t errlen)
 {
@@ -49,8 +51,7 @@ int child_can_exec(const char *name, char *err, size_t errlen)
 	return -e;
 }
 
-int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char *err,
-		size_t errlen)
+int child_spawn(struct child *c, char *const argv[], int stdout_fd, char *err, size_t errlen)
 {
 	int go[2], ex[2];
 	char b;
@@ -97,7 +98,7 @@ int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char
 		if (read(go[0], &b, 1) != 1)
 			_exit(127);
 		/* the parent reads why, when the dup or the exec fails */
-		if (!stdout_to_stderr || dup2(STDERR_FILENO, STDOUT_FILENO) >= 0)
+		if (stdout_fd < 0 || dup2(stdout_fd, STDOUT_FILENO) >= 0)
 			execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof(e)) < 0)
@@ -116,6 +117,7 @@ int child_release(struct child *c, const char *name, char *err, size_t errlen)
 	ssize_t n;
 	int e = 0;
 
+	c->start_ns = mono_ns();
 	if (write(c->go_fd, "g", 1) != 1) {
 		snprintf(err, errlen, "cannot start %s: %s", name, strerror(errno));
 		return -EIO;
@@ -134,6 +136,17 @@ int child_release(struct child *c, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+/* It has exited: when, from the SIGCHLD it sent if that came after its start. */
+static void mark_done(struct child *c)
+{
+	uint64_t at = sig_child_ns;
+
+	if (c->done)
+		return;
+	c->done = true;
+	c->end_ns = at >= c->start_ns && c->start_ns ? at : mono_ns();
+}
+
 bool child_exited(struct child *c)
 {
 	siginfo_t si;
@@ -142,9 +155,29 @@ bool child_exited(struct child *c)
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 		    si.si_pid == c->pid)
-			c->done = true;
+			mark_done(c);
 	}
 	return c->done;
+}
+
+bool child_wait_exit(struct child *c)
+{
+	siginfo_t si;
+
+	if (c->done || c->pid <= 0)
+		return true;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOWAIT) == 0) {
+		mark_done(c);
+		return true;
+	}
+	if (errno == EINTR)
+		return false;
+	/* not ours to wait for (cannot happen): as a shell's "cannot run" */
+	c->done = c->reaped = true;
+	c->end_ns = mono_ns();
+	c->status = 127 << 8;
+	return true;
 }
 
 /* wait4() for the child, blocking or not; true when it was reaped. */
@@ -156,7 +189,8 @@ static bool reap(struct child *c, int flags)
 		return c->reaped;
 	if (wait4(c->pid, &c->status, flags, &ru) != c->pid)
 		return false;
-	c->reaped = c->done = true;
+	mark_done(c);
+	c->reaped = true;
 	c->cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
 		    ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
 	return true;
@@ -168,16 +202,21 @@ void child_reap(struct child *c)
 		reap(c, 0);
 }
 
-int child_wait(struct child *c)
+int child_exit_status(const struct child *c)
 {
-	while (!reap(c, 0) && c->pid > 0)
-		if (errno != EINTR)
-			return 127;
 	if (WIFEXITED(c->status))
 		return WEXITSTATUS(c->status);
 	if (WIFSIGNALED(c->status))
 		return 128 + WTERMSIG(c->status);
 	return 127;
+}
+
+int child_wait(struct child *c)
+{
+	while (!reap(c, 0) && c->pid > 0)
+		if (errno != EINTR)
+			return 127;
+	return child_exit_status(c);
 }
 
 void child_abort(struct child *c)

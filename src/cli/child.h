@@ -16,6 +16,9 @@ struct child {
 	int status;	/* wait status once reaped */
 	uint64_t cpu_ns;	/* once reaped: its and its waited-for children's
 			 * user + system time (rusage) */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC: released (to exec) */
+	uint64_t end_ns;	/* ... exited: the SIGCHLD's time (sig_setup()'s
+			 * handler), else when it was seen to have exited */
 };
 
 /*
@@ -25,11 +28,10 @@ struct child {
  */
 int child_can_exec(const char *name, char *err, size_t errlen);
 /*
- * Fork @argv's process, stopped before exec (its stdout onto stderr when
- * @stdout_to_stderr). 0 or -errno (message in @err).
+ * Fork @argv's process, stopped before exec (its stdout onto @stdout_fd,
+ * STDERR_FILENO say, unless -1). 0 or -errno (message in @err).
  */
-int child_spawn(struct child *c, char *const argv[], bool stdout_to_stderr, char *err,
-		size_t errlen);
+int child_spawn(struct child *c, char *const argv[], int stdout_fd, char *err, size_t errlen);
 /* Let it exec. 0, or -errno when exec failed (message in @err). */
 int child_release(struct child *c, const char *name, char *err, size_t errlen);
 /*
@@ -37,8 +39,16 @@ int child_release(struct child *c, const char *name, char *err, size_t errlen);
  * read its final counters; child_reap() then collects it.
  */
 bool child_exited(struct child *c);
+/*
+ * Block until it exits, leaving it unreaped: true once it has, false when
+ * a signal cut the wait short (the caller looks at sig_count and waits
+ * again).
+ */
+bool child_wait_exit(struct child *c);
 /* Reap an exited child: c->status and c->cpu_ns. */
 void child_reap(struct child *c);
+/* A reaped child's exit status as a shell says it: the code, or 128 + the signal. */
+int child_exit_status(const struct child *c);
 /* Wait for it (after our window), forwarding nothing; returns its exit status
  * as a shell would: the code, or 128 + the signal. */
 int child_wait(struct child *c);

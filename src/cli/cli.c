@@ -9,20 +9,35 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "escape.h"
 #include "numparse.h"
 #include "tmount.h"
 
 bool cli_quiet;
 
+/*
+ * One message on stderr after @prefix. What it quotes (a file's contents,
+ * a recording's command line, a peer's output, a name) is untrusted: its
+ * control characters are shown as '?', as report shows task names, so no
+ * escape sequence reaches the terminal and the message stays one line.
+ */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	char buf[8192];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fputs(prefix, stderr);
+	text_field(stderr, buf, sizeof(buf), 0);
+	fputc('\n', stderr);
+}
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("offcpu-ftrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("offcpu-ftrace: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void note_msg(const char *fmt, ...)
@@ -31,26 +46,18 @@ void note_msg(const char *fmt, ...)
 
 	if (cli_quiet)
 		return;
-	fputs("offcpu-ftrace: note: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("offcpu-ftrace: note: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
-bool cli_tracefs_ready(const char *tracefs)
+void cli_tracefs_ready(const char *tracefs)
 {
 	char dir[4096], err[512];
-	int ret = tmount_ensure(tracefs, dir, sizeof(dir), err, sizeof(err));
 
-	if (ret < 0) {
-		err_msg("%s", err);
-		return false;
-	}
-	if (ret > 0)
+	if (tmount_ensure(tracefs, dir, sizeof(dir), err, sizeof(err)) > 0)
 		note_msg("tracefs was not mounted: mounted it at %s for this run "
 			"(unmounted at exit)", dir);
-	return true;
 }
 
 void cli_tracefs_done(void)
@@ -72,507 +79,356 @@ void cli_tracefs_done(void)
 int cli_getopt(const char *cmd, int argc, char **argv, const char *so,
 	       const struct option *lo, bool first)
 {
-	int c;
+	const char *word;
+	int c, before;
 
 	if (first) {
 		optind = 0;	/* glibc: full reset, also of its internal state */
 		opterr = 0;
 	}
+	before = optind ? optind : 1;
 	c = getopt_long(argc, argv, so, lo, NULL);
-	if (c == ':') {
-		usage_err(cmd, "%s needs a value", argv[optind - 1]);
-		return CLI_OPT_BAD;
-	}
-	if (c == '?') {
-		usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
-		return CLI_OPT_BAD;
-	}
-	return c;
+	if (c != ':' && c != '?')
+		return c;
+	/*
+	 * The word getopt was in: still argv[optind] when it stopped inside a
+	 * group of short options ("-5s" after "--dry-run": argv[optind - 1]
+	 * would blame "--dry-run"), the one before otherwise. A short option
+	 * is named by optopt, a long one by its word up to any '='.
+	 */
+	word = optind == before && optind < argc ? argv[optind] :
+	       optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
+	if (c == ':' && word[0] == '-' && word[1] == '-')
+		usage_err(cmd, "%.*s needs a value", (int)strcspn(word, "="), word);
+	else if (c == ':')
+		usage_err(cmd, "-%c needs a value", optopt);
+	else if (word[0] == '-' && word[1] == '-' && strchr(word, '=') && optopt)
+		usage_err(cmd, "%.*s takes no value", (int)strcspn(word, "="), word);
+	else if (word[0] == '-' && word[1] == '-')
+		usage_err(cmd, "unknown option '%.*s'", (int)strcspn(word, "="), word);
+	else if (strlen(word) > 2)
+		usage_err(cmd, "unknown option '-%c' (in '%s')", optopt, word);
+	else
+		usage_err(cmd, "unknown option '-%c'", optopt);
+	return CLI_OPT_BAD;
 }
 
 void usage_err(const char *cmd, const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "offcpu-ftrace %s: ", cmd);
+	snprintf(prefix, sizeof(prefix), "offcpu-ftrace %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(prefix, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'offcpu-ftrace %s --help'.\n", cmd);
+	fprintf(stderr, "Try 'offcpu-ftrace %s --help'.\n", cmd);
 }
 
+/*
+ * The common table: what every tracing command takes (scope, window,
+ * output, backend); AO_RESULTS rows only the commands that print
+ * results. Each analysis brings its own tables (its descriptor's
+ * options); a row of its own with a common row's name or letter
+ * replaces it (record's -o is the recording).
+ */
 enum {
-	OPT_FORMAT = 256,
-	OPT_BACKEND,
-	OPT_TRACEFS,
-	OPT_BUFFER,
-	OPT_MAX_TASKS,
-	OPT_MAX_GROUPS,
-	OPT_STATE,
-	OPT_MIN,
-	OPT_MAX,
-	OPT_DRY_RUN,
-	OPT_STRICT,
-	OPT_CGROUP,
-	OPT_TH_TAIL,
-	OPT_TH_WAIT,
-	OPT_TH_BLOCKED,
-	OPT_TH_ONCPU,
-	OPT_TH_THROTTLE,
-	OPT_TH_DEMAND,
-	OPT_TH_UNCLAIMED,
-	OPT_COMPAT,
-	OPT_XVAL,
-	OPT_STACK_DEPTH,
-	OPT_LATE_STACKS,
-	OPT_TOP,
-	OPT_BY,
-	OPT_ALL,
-	OPT_MAX_STACKS,
-	OPT_RECORD,
-	OPT_RATE,
-	OPT_SLOWER,
-	OPT_RAN_INSTEAD,
-	OPT_OFFCPU,
-	OPT_OCCUPANCY,
-	OPT_WAKERS,
-	OPT_CGROUP_DEPTH,
-	OPT_CGROUP_CONTROLLER,
-	OPT_FLIGHT,
-	OPT_AFTER,
-	OPT_RUNQ_OVER,
-	OPT_OFFCPU_OVER,
-	OPT_MAX_FILES,
-	OPT_KEEP_GOING,
+	COM_PID = 1, COM_TID, COM_COMM, COM_CGROUP, COM_OUTPUT, COM_FORMAT, COM_BACKEND,
+	COM_RATE, COM_TRACEFS, COM_BUFFER, COM_MAX_TASKS, COM_STRICT, COM_RECORD, COM_ALL,
+	COM_DRY_RUN, COM_QUIET,
 };
 
-/* the analyses an option belongs to: their bits (enum an_bit) */
-#define C_RUNQ ANB_RUNQ
-#define C_OFFCPU ANB_OFFCPU
-#define C_TRIAGE ANB_TRIAGE
-#define C_RECORD ANB_RECORD
-#define C_ONCPU ANB_ONCPU
-#define C_RUNQLEN ANB_RUNQLEN
-#define C_PROFILE ANB_PROFILE
-/* the histogram analyses (runqlen and profile refuse what they have no use for) */
-#define C_HISTS (C_RUNQ | C_OFFCPU | C_ONCPU | C_RUNQLEN | C_PROFILE)
-#define C_TRACE ANB_TRACE
-#define C_ALL ANB_ALL
-
-struct optdef;
-/* Apply one option; -1 to go on, else an exit status (the error printed). */
-typedef int (*opt_set)(struct trace_opts *o, const struct optdef *d, const char *arg);
-
-struct optdef {
-	const char *name;	/* long name */
-	int has_arg;
-	int key;		/* short letter or OPT_* */
-	unsigned cmds;		/* the analyses that take it (enum an_bit) */
-	opt_set set;
-	const char *owner;	/* "offcpu", "triage"...: whose option it is */
-};
-
-/* --state: letters the kernel prints for prev_state, comma-separated */
-static int check_state(const char *s)
+static const char *common_number(struct trace_opts *o, const struct an_option *opt,
+				 const char *arg, char *buf, size_t len)
 {
-	const char *p;
+	static const struct anopt_range r[] = {
+		{ COM_BUFFER, 64, 1024 * 1024, "a size in KiB (64..1048576)" },
+		{ COM_MAX_TASKS, 1, 1u << 24, "a count (1..16777216)" },
+		{ COM_RATE, 1, 1000, "a rate in samples per second (1..1000)" },
+	};
+	unsigned long long v;
+	const char *bad;
 
-	if (!*s)
-		return -EINVAL;
-	for (p = s; *p; p++) {
-		if (*p == ',' && p != s && p[1] && p[1] != ',')
-			continue;
-		if (!strchr("RSDTtXZPIKWN", *p))
-			return -EINVAL;
+	if ((bad = anopt_ranged(opt, arg, r, sizeof(r) / sizeof(r[0]), &v, buf, len)))
+		return bad;
+	switch (opt->id) {
+	case COM_BUFFER: o->buffer_kb = (uint32_t)v; break;
+	case COM_MAX_TASKS: o->max_tasks = (uint32_t)v; break;
+	case COM_RATE: o->rate_hz = (unsigned)v; break;
 	}
-	return 0;
+	return NULL;
 }
 
-static int set_flag(struct trace_opts *o, const struct optdef *d, const char *arg)
+static const char *common_set(struct trace_opts *o, const struct an_option *opt,
+			      const char *arg, char *buf, size_t len)
 {
-	(void)arg;
-	switch (d->key) {
-	case 'm': o->msecs = true; break;
-	case 'T': o->timestamp = true; break;
-	case 'K': o->kstack = true; break;
-	case 'O':
-	case OPT_OFFCPU:
-	case OPT_OCCUPANCY: o->flag_O = true; break;
-	case 'U': o->ustack = true; break;
-	case 'f': o->folded = true; break;
-	case 'd': o->delimited = true; break;
-	case OPT_DRY_RUN: o->dry_run = true; break;
-	case OPT_STRICT: o->strict = true; break;
-	case OPT_XVAL: o->xval = true; break;
-	case OPT_ALL: o->all = true; break;
-	case OPT_LATE_STACKS: o->late_stacks = true; break;
-	case OPT_RAN_INSTEAD: o->ran_instead = true; break;
-	case OPT_KEEP_GOING: o->flight.keep_going = true; break;
-	case 'q': o->quiet = cli_quiet = true; break;
-	}
-	return -1;
-}
-
-static int pick(struct trace_opts *o, const struct optdef *d, const char *arg,
-		const char *const *names, int *out);
-
-static int set_key(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	static const char *const names[] = { "pid", "tid", "cpu", "comm", "cgroup", NULL };
-	static const enum an_key keys[] = { KEY_PID, KEY_TID, KEY_CPU, KEY_COMM, KEY_CGROUP };
-	enum an_key k = d->key == 'P' ? KEY_PID : d->key == 'L' ? KEY_TID : KEY_CPU;
-	int i, ret;
-
-	if (d->key == OPT_BY) {
-		ret = pick(o, d, arg, names, &i);
-		if (ret >= 0)
-			return ret;
-		k = keys[i];
-	}
-	if ((o->key == KEY_PID && k == KEY_CGROUP) || (o->key == KEY_CGROUP && k == KEY_PID)) {
-		/* runq --slower -P --by cgroup: each wait's PREV and CGROUP
-		 * columns (opts_check refuses the pair without --slower) */
-		o->key = KEY_CGROUP;
-		o->prev_too = true;
-		return -1;
-	}
-	if (o->key != KEY_NONE && o->key != k) {
-		usage_err(o->cmd, "-P, -L, -C and --by exclude each other (%s given too)",
-			  d->key == OPT_BY ? "--by" : d->key == 'P' ? "-P" : d->key == 'L' ? "-L" : "-C");
-		return EXIT_USAGE;
-	}
-	o->key = k;
-	return -1;
-}
-
-static int set_pid(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	if (parse_pid(arg, d->key == 'p' ? &o->pid : &o->tid)) {
-		usage_err(o->cmd, "-%c: '%s' is not a process id (1..4194304)", d->key, arg);
-		return EXIT_USAGE;
-	}
-	return -1;
-}
-
-static int set_comm(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	(void)d;
-	if (!*arg || strlen(arg) >= COMM_LEN) {
-		usage_err(o->cmd, "-c: COMM must be 1 to %d bytes (the kernel truncates task "
-			  "names to %d)", COMM_LEN - 1, COMM_LEN - 1);
-		return EXIT_USAGE;
-	}
-	memcpy(o->comm, arg, strlen(arg));
-	return -1;
-}
-
-/* --NAME VALUE among @names (NULL-terminated): its index, or usage error */
-static int pick(struct trace_opts *o, const struct optdef *d, const char *arg,
-		const char *const *names, int *out)
-{
-	char list[128] = "";
+	static const char *const formats[] = { "bcc", "bpftrace", "json", "openmetrics", "svg",
+					       "perfetto", NULL };
+	static const enum out_format fmts[] = { FMT_BCC, FMT_BPFTRACE, FMT_JSON, FMT_OPENMETRICS,
+						FMT_SVG, FMT_PERFETTO };
+	static const char *const backends[] = { "auto", "hist", "ring", "perf", "proc", NULL };
+	const char *bad;
 	int i;
 
-	for (i = 0; names[i]; i++) {
-		if (!strcmp(arg, names[i])) {
-			*out = i;
-			return -1;
+	switch (opt->id) {
+	case COM_PID:
+	case COM_TID:
+		if (parse_pid(arg, opt->id == COM_PID ? &o->pid : &o->tid)) {
+			snprintf(buf, len, "-%c: '%s' is not a process id (1..4194304)", opt->letter,
+				 arg);
+			return buf;
 		}
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-			 i ? ", " : "", names[i]);
-	}
-	usage_err(o->cmd, "--%s: '%s' is not one of %s", d->name, arg, list);
-	return EXIT_USAGE;
-}
-
-static int set_format(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	static const char *const names[] = { "bcc", "bpftrace", "json", "openmetrics", "svg",
-					     NULL };
-	static const enum out_format fmts[] = { FMT_BCC, FMT_BPFTRACE, FMT_JSON, FMT_OPENMETRICS,
-						FMT_SVG };
-	int i, ret = pick(o, d, arg, names, &i);
-
-	if (ret < 0)
+		return NULL;
+	case COM_COMM:
+		if (!*arg || strlen(arg) >= COMM_LEN) {
+			snprintf(buf, len, "-c: COMM must be 1 to %d bytes (the kernel truncates "
+				 "task names to %d)", COMM_LEN - 1, COMM_LEN - 1);
+			return buf;
+		}
+		memcpy(o->comm, arg, strlen(arg));
+		return NULL;
+	case COM_FORMAT:
+		if ((bad = anopt_pick(opt, arg, formats, &i, buf, len)))
+			return bad;
 		o->fmt = fmts[i];
-	return ret;
-}
-
-static int set_backend(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	static const char *const names[] = { "auto", "hist", "ring", "perf", "proc", NULL };
-	int i, ret = pick(o, d, arg, names, &i);
-
-	if (ret < 0)
-		o->backend = names[i];
-	return ret;
-}
-
-static int set_compat(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	static const char *const names[] = { "bcc", "bpftrace", "perf", NULL };
-	static const enum an_compat c[] = { COMPAT_BCC, COMPAT_BPFTRACE, COMPAT_PERF };
-	int i, ret = pick(o, d, arg, names, &i);
-
-	if (ret < 0) {
-		o->compat = c[i];
-		o->compat_given = true;
-	}
-	return ret;
-}
-
-static int set_string(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	switch (d->key) {
-	case OPT_TRACEFS: o->tracefs = arg; break;
-	case OPT_CGROUP: o->cgroup = arg; break;
-	case OPT_CGROUP_CONTROLLER: o->cgroup_controller = arg; break;
-	case OPT_STATE:
-		if (check_state(arg)) {
-			usage_err(o->cmd, "--state: '%s' is not a list of state letters such as "
-				  "S, D or S,D", arg);
-			return EXIT_USAGE;
-		}
-		o->state = arg;
-		break;
-	case 'o':
-	case OPT_RECORD:
-		if (!*arg) {
-			usage_err(o->cmd, "%s needs a file name", d->key == 'o' ? "-o" : "--record");
-			return EXIT_USAGE;
-		}
+		return NULL;
+	case COM_BACKEND:
+		if ((bad = anopt_pick(opt, arg, backends, &i, buf, len)))
+			return bad;
+		o->backend = backends[i];
+		return NULL;
+	case COM_TRACEFS: o->tracefs = arg; return NULL;
+	case COM_CGROUP: o->cgroup = arg; return NULL;
+	case COM_OUTPUT:
+	case COM_RECORD:
+		if (!*arg)
+			return opt->id == COM_OUTPUT ? "-o needs a file name" :
+						      "--record needs a file name";
 		/* record -o: the recording; elsewhere -o: where results go */
-		if (d->key == 'o' && !o->record_only)
+		if (opt->id == COM_OUTPUT && !o->record_only)
 			o->output_path = arg;
 		else
 			o->record_path = arg;
-		break;
+		return NULL;
+	case COM_STRICT: o->strict = true; return NULL;
+	case COM_ALL: o->all = true; return NULL;
+	case COM_DRY_RUN: o->dry_run = true; return NULL;
+	case COM_QUIET: o->quiet = cli_quiet = true; return NULL;
 	}
-	return -1;
-}
-
-/* Numbers: the range, the unit in the error, and where it goes. */
-static int set_number(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	const struct {
-		int key;
-		uint64_t lo, hi;
-		const char *what;
-	} r[] = {
-		{ OPT_BUFFER, 64, 1024 * 1024, "a size in KiB (64..1048576)" },
-		{ OPT_MAX_TASKS, 1, 1u << 24, "a count (1..16777216)" },
-		{ OPT_MAX_GROUPS, 1, 1u << 24, "a count (1..16777216)" },
-		{ OPT_MIN, 0, UINT64_MAX / 1000, "a number of microseconds" },
-		{ OPT_MAX, 0, UINT64_MAX / 1000, "a number of microseconds" },
-		{ OPT_TH_TAIL, 1, 3600000, "a number of milliseconds" },
-		{ OPT_TH_WAIT, 0, 100, "a percentage (0..100)" },
-		{ OPT_TH_BLOCKED, 0, 100, "a percentage (0..100)" },
-		{ OPT_TH_ONCPU, 0, 100, "a percentage (0..100)" },
-		{ OPT_TH_THROTTLE, 0, 100, "a percentage (0..100)" },
-		{ OPT_TH_DEMAND, 0, 100, "a percentage (0..100)" },
-		{ OPT_TH_UNCLAIMED, 0, 100, "a percentage (0..100)" },
-		{ OPT_STACK_DEPTH, 1, STACK_MAX_DEPTH, "a count (1..127)" },
-		{ OPT_TOP, 1, 1u << 24, "a count (1..16777216)" },
-		{ OPT_MAX_STACKS, 1, 1u << 24, "a count (1..16777216)" },
-		{ OPT_RATE, 1, 1000, "a rate in samples per second (1..1000)" },
-		{ 'F', 1, 10000, "a rate in samples per second (1..10000)" },
-		{ OPT_SLOWER, 0, UINT64_MAX / 1000, "a number of microseconds" },
-		{ OPT_CGROUP_DEPTH, 1, 64, "a depth in path components (1..64)" },
-		{ OPT_RUNQ_OVER, 1, 3600000000, "a number of microseconds (1..3600000000)" },
-		{ OPT_OFFCPU_OVER, 1, 3600000000, "a number of microseconds (1..3600000000)" },
-		{ OPT_MAX_FILES, 1, 100000, "a count of files (1..100000)" },
-	};
-	unsigned i;
-	uint64_t v;
-
-	for (i = 0; r[i].key != d->key; i++)
-		;
-	if (parse_u64(arg, r[i].lo, r[i].hi, &v)) {
-		usage_err(o->cmd, "--%s: '%s' is not %s", d->name, arg, r[i].what);
-		return EXIT_USAGE;
-	}
-	switch (d->key) {
-	case OPT_BUFFER: o->buffer_kb = (uint32_t)v; break;
-	case OPT_MAX_TASKS: o->max_tasks = (uint32_t)v; break;
-	case OPT_MAX_GROUPS: o->max_groups = (uint32_t)v; break;
-	case OPT_MIN: o->min_us = v; break;
-	case OPT_MAX: o->max_us = v; break;
-	case OPT_TH_TAIL: o->th.runq_tail_us = v * 1000; break;
-	case OPT_TH_WAIT: o->th.runq_share = (unsigned)v; break;
-	case OPT_TH_BLOCKED: o->th.blocked_share = (unsigned)v; break;
-	case OPT_TH_ONCPU: o->th.oncpu_share = (unsigned)v; break;
-	case OPT_TH_THROTTLE: o->th.throttle_share = (unsigned)v; break;
-	case OPT_TH_DEMAND: o->th.wait_demand = (unsigned)v; break;
-	case OPT_TH_UNCLAIMED: o->th.unclaimed = (unsigned)v; break;
-	case OPT_STACK_DEPTH: o->stack_depth = (uint32_t)v; break;
-	case OPT_TOP: o->top = (uint32_t)v; break;
-	case OPT_MAX_STACKS: o->max_stacks = (uint32_t)v; break;
-	case OPT_RATE: o->rate_hz = (unsigned)v; break;
-	case 'F': o->rate_hz = (unsigned)v; break;
-	case OPT_SLOWER: o->slower = true; o->slower_us = v; break;
-	case OPT_CGROUP_DEPTH: o->cgroup_depth = (unsigned)v; break;
-	case OPT_RUNQ_OVER: o->flight.runq_over_ns = v * 1000; break;
-	case OPT_OFFCPU_OVER: o->flight.offcpu_over_ns = v * 1000; break;
-	case OPT_MAX_FILES: o->flight.max_files = (unsigned)v; break;
-	}
-	return -1;
-}
-
-/* --flight SECS, --after SECS: seconds (units s, m allowed), at most an hour */
-static int set_flight(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	uint64_t ns = 0;
-
-	if ((d->key == OPT_AFTER && !strcmp(arg, "0")) ||
-	    (!parse_duration(arg, &ns) && ns <= 3600ULL * 1000000000)) {
-		if (d->key == OPT_FLIGHT) {
-			o->flight.keep_ns = ns;
-		} else {
-			o->flight.after_ns = ns;
-			o->flight.after_given = true;
-		}
-		return -1;
-	}
-	usage_err(o->cmd, "--%s: '%s' is not a %snumber of seconds up to 3600 (units s, m "
-		  "allowed)", d->name, arg, d->key == OPT_FLIGHT ? "positive " : "");
-	return EXIT_USAGE;
-}
-
-/* --wakers, --wakers=wakeup */
-static int set_wakers(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	(void)d;
-	if (arg && strcmp(arg, "wakeup")) {
-		usage_err(o->cmd, "--wakers=%s: the only mode is --wakers=wakeup (wakeuptime's "
-			  "time and waker stack)", arg);
-		return EXIT_USAGE;
-	}
-	o->wakers = true;
-	o->wakeup_only = arg != NULL;
-	return -1;
-}
-
-static int set_interval(struct trace_opts *o, const struct optdef *d, const char *arg)
-{
-	(void)d;
-	if (parse_duration(arg, &o->duration_ns)) {
-		usage_err(o->cmd, "-i: '%s' is not a positive number of seconds", arg);
-		return EXIT_USAGE;
-	}
-	o->interval_mode = true;
-	o->count = UINT64_MAX;
-	return -1;
+	return common_number(o, opt, arg, buf, len);
 }
 
 #define A required_argument
 #define N no_argument
-static const struct optdef optdefs[] = {
-	{ "pid", A, 'p', C_ALL, set_pid, NULL },
-	{ "tid", A, 't', C_ALL, set_pid, NULL },
-	{ "comm", A, 'c', C_TRACE, set_comm, NULL },
-	{ "pids", N, 'P', C_HISTS, set_key, "runq, offcpu and oncpu" },
-	{ "tids", N, 'L', C_HISTS, set_key, "runq, offcpu and oncpu" },
-	{ "cpus", N, 'C', C_HISTS, set_key, "runq, offcpu and oncpu" },
-	{ "milliseconds", N, 'm', C_HISTS, set_flag, "runq, offcpu and oncpu" },
-	{ "timestamp", N, 'T', C_HISTS, set_flag, "runq, offcpu and oncpu" },
-	{ "format", A, OPT_FORMAT, C_TRACE, set_format, NULL },
-	{ "backend", A, OPT_BACKEND, C_ALL, set_backend, NULL },
-	{ "tracefs", A, OPT_TRACEFS, C_ALL, set_string, NULL },
-	{ "buffer-size", A, OPT_BUFFER, C_ALL, set_number, NULL },
-	{ "max-tasks", A, OPT_MAX_TASKS, C_ALL, set_number, NULL },
-	{ "max-groups", A, OPT_MAX_GROUPS, C_HISTS, set_number, "runq, offcpu and oncpu" },
-	{ "state", A, OPT_STATE, C_OFFCPU | C_RECORD, set_string, "offcpu" },
-	{ "min", A, OPT_MIN, C_OFFCPU, set_number, "offcpu" },
-	{ "max", A, OPT_MAX, C_OFFCPU, set_number, "offcpu" },
-	{ "dry-run", N, OPT_DRY_RUN, C_ALL, set_flag, NULL },
-	{ "strict", N, OPT_STRICT, C_ALL, set_flag, NULL },
-	{ "all", N, OPT_ALL, C_TRACE, set_flag, NULL },
-	{ "quiet", N, 'q', C_ALL, set_flag, NULL },
-	{ "cgroup", A, OPT_CGROUP, C_TRACE, set_string, NULL },
-	{ "wait-p99", A, OPT_TH_TAIL, C_TRIAGE, set_number, "triage" },
-	{ "wait-share", A, OPT_TH_WAIT, C_TRIAGE, set_number, "triage" },
-	{ "blocked-share", A, OPT_TH_BLOCKED, C_TRIAGE, set_number, "triage" },
-	{ "oncpu-share", A, OPT_TH_ONCPU, C_TRIAGE, set_number, "triage" },
-	{ "throttle-share", A, OPT_TH_THROTTLE, C_TRIAGE, set_number, "triage" },
-	{ "wait-demand", A, OPT_TH_DEMAND, C_TRIAGE, set_number, "triage" },
-	{ "unclaimed-share", A, OPT_TH_UNCLAIMED, C_TRIAGE, set_number, "triage" },
-	{ "interval", A, 'i', C_HISTS, set_interval, "runq, offcpu and oncpu" },
-	{ "compat", A, OPT_COMPAT, C_RUNQ | C_RUNQLEN, set_compat, "runq and runqlen" },
-	{ "xval", N, OPT_XVAL, C_RUNQ | C_OFFCPU, set_flag, "runq and offcpu" },
-	{ "kernel-stacks", N, 'K', C_OFFCPU | C_RECORD, set_flag, "offcpu" },
-	{ "user-stacks", N, 'U', C_OFFCPU | C_RECORD | C_PROFILE, set_flag, "offcpu and profile" },
-	{ "folded", N, 'f', C_OFFCPU | C_PROFILE, set_flag, "offcpu and profile" },
-	{ "delimited", N, 'd', C_OFFCPU, set_flag, "offcpu" },
-	{ "stack-depth", A, OPT_STACK_DEPTH, C_OFFCPU | C_PROFILE, set_number, "offcpu and profile" },
-	{ "late-stacks", N, OPT_LATE_STACKS, C_OFFCPU, set_flag, "offcpu" },
-	{ "top", A, OPT_TOP, C_HISTS | C_TRIAGE, set_number,
-	  "runq, offcpu, oncpu, profile and triage" },
-	{ "by", A, OPT_BY, C_HISTS | C_TRIAGE, set_key, "runq, offcpu, oncpu, profile and triage" },
-	{ "cgroup-depth", A, OPT_CGROUP_DEPTH, C_HISTS | C_TRIAGE, set_number,
-	  "runq, offcpu, oncpu, profile and triage" },
-	{ "cgroup-controller", A, OPT_CGROUP_CONTROLLER, C_HISTS | C_TRIAGE, set_string,
-	  "runq, offcpu, oncpu, profile and triage" },
-	{ "max-stacks", A, OPT_MAX_STACKS, C_OFFCPU | C_PROFILE, set_number, "offcpu and profile" },
-	{ "record", A, OPT_RECORD, C_TRACE, set_string, NULL },
-	{ "output", A, 'o', C_ALL, set_string, NULL },
-	{ "rate", A, OPT_RATE, C_TRACE, set_number, NULL },
-	{ "slower", A, OPT_SLOWER, C_RUNQ, set_number, "runq" },
-	/* -O: cpudist's off-CPU time (oncpu), runqlen's occupancy (runqlen) */
-	{ "", N, 'O', C_ONCPU | C_RUNQLEN, set_flag, "oncpu and runqlen" },
-	{ "offcpu", N, OPT_OFFCPU, C_ONCPU, set_flag, "oncpu" },
-	{ "occupancy", N, OPT_OCCUPANCY, C_RUNQLEN, set_flag, "runqlen" },
-	{ "frequency", A, 'F', C_PROFILE, set_number, "profile" },
-	{ "wakers", optional_argument, OPT_WAKERS, C_OFFCPU | C_RECORD, set_wakers, "offcpu" },
-	{ "ran-instead", N, OPT_RAN_INSTEAD, C_RUNQ, set_flag, "runq" },
-	/* the flight recorder: record, and --record of the tracing commands */
-	{ "flight", A, OPT_FLIGHT, C_ALL, set_flight, NULL },
-	{ "after", A, OPT_AFTER, C_ALL, set_flight, NULL },
-	{ "runq-over", A, OPT_RUNQ_OVER, C_ALL, set_number, NULL },
-	{ "offcpu-over", A, OPT_OFFCPU_OVER, C_ALL, set_number, NULL },
-	{ "max-files", A, OPT_MAX_FILES, C_ALL, set_number, NULL },
-	{ "keep-going", N, OPT_KEEP_GOING, C_ALL, set_flag, NULL },
+#define ROW(name, letter, has, id, argname, help, flags) \
+	{ name, letter, has, id, common_set, argname, help, flags }
+/* printed before the command's own options */
+static const struct an_option common_scope[] = {
+	ROW("pid", 'p', A, COM_PID, "PID", "only this process (all its threads)", 0),
+	ROW("tid", 't', A, COM_TID, "TID", "only this thread", 0),
+	ROW("comm", 'c', A, COM_COMM, "COMM", "only threads named COMM (exact, at most 15 bytes)",
+	    AO_RESULTS),
+	ROW("cgroup", 0, A, COM_CGROUP, "PATH", "only threads in this cgroup and below (v2 or v1)",
+	    AO_RESULTS),
+	AN_OPT_END,
 };
+
+/* ... and after them */
+static const struct an_option common_rest[] = {
+	ROW("output", 'o', A, COM_OUTPUT, "FILE", "write the results to FILE, atomically (with -i,\n"
+	    "each interval replaces the last); keeps them apart\nfrom a COMMAND's own output", 0),
+	ROW("format", 0, A, COM_FORMAT, "FMT", "bcc (default), bpftrace, json, openmetrics, svg (a\n"
+	    "picture: a bucket chart; with -i a heat map; with\n-K/-U an off-CPU flame graph), or "
+	    "perfetto (a\ntimeline for Perfetto's UI and speedscope: timehist,\nprofile)",
+	    AO_RESULTS),
+	ROW("backend", 0, A, COM_BACKEND, "NAME", "auto (default), hist, ring, perf or proc (no\n"
+	    "privileges: sampled from /proc)", 0),
+	ROW("rate", 0, A, COM_RATE, "HZ", "proc backend: samples per second (default 20)",
+	    AO_RESULTS),
+	ROW("tracefs", 0, A, COM_TRACEFS, "DIR", "tracefs mount point (default: found in /proc/mounts)",
+	    0),
+	ROW("buffer-size", 0, A, COM_BUFFER, "KB", "ring buffer per CPU, 64..1048576 KiB (default\n"
+	    "32 MiB / online CPUs, kept within 1024..8192)", 0),
+	ROW("max-tasks", 0, A, COM_MAX_TASKS, "N", "threads with a pending start (default 65536)", 0),
+	ROW("strict", 0, N, COM_STRICT, NULL, "exit 3 when events were lost (results partial)", 0),
+	ROW("record", 0, A, COM_RECORD, "FILE", "also write the window's events to FILE (trace.dat,\n"
+	    "ring or perf backend; offcpu-ftrace-record(8))", AO_RESULTS),
+	AN_OPT_END,
+};
+
+/* ... after the flight recorder's (anopt_flight) */
+static const struct an_option common_tail[] = {
+	ROW("all", 0, N, COM_ALL, NULL, "report: every thread in the recording, not only the\n"
+	    "scope it was made with", AO_RESULTS),
+	ROW("dry-run", 0, N, COM_DRY_RUN, NULL, "check what can be checked without tracing (the\n"
+	    "command, -p/-t, the output, the backend) and print\n"
+	    "the plan: backend, events, scope, window, output", 0),
+	ROW("quiet", 'q', N, COM_QUIET, NULL, "no banner, notes or progress line on stderr (on a\n"
+	    "terminal a long window shows time traced and left)", 0),
+	AN_OPT_END,
+};
+#undef ROW
 #undef A
 #undef N
-#define NOPTS (sizeof(optdefs) / sizeof(optdefs[0]))
 
-/* getopt_long's tables from optdefs[] (and -h), built once. */
-static void build_getopt(struct option *lo, char *so)
+/* Does @t (a table) hold an option named @name or lettered @letter (0: none)? */
+static const struct an_option *table_find(const struct an_option *t, const char *name, int letter)
 {
-	unsigned i, n = 0;
-
-	*so++ = ':';
-	for (i = 0; i < NOPTS; i++) {
-		/* a name of "" is a short option only (-O: a letter two analyses share) */
-		if (optdefs[i].name[0])
-			lo[n++] = (struct option){ optdefs[i].name, optdefs[i].has_arg, NULL,
-						   optdefs[i].key };
-		if (optdefs[i].key < 256) {
-			*so++ = (char)optdefs[i].key;
-			if (optdefs[i].has_arg)
-				*so++ = ':';
-		}
+	for (; !an_opt_is_end(t); t++) {
+		if (t->flags & AO_HEADING)
+			continue;
+		if ((name && t->name && !strcmp(t->name, name)) || (letter && t->letter == letter))
+			return t;
 	}
-	lo[n++] = (struct option){ "help", no_argument, NULL, 'h' };
-	lo[n] = (struct option){ NULL, 0, NULL, 0 };
-	*so++ = 'h';
-	*so = '\0';
+	return NULL;
 }
 
-/* An option given to a command it does not belong to. */
-static int not_here(const struct trace_opts *o, const struct optdef *d, const char *given)
+/* The analysis's own row of @name/@letter, or NULL */
+static const struct an_option *own_find(const struct analysis *an, const char *name, int letter)
 {
-	if ((o->an->flags & AN_F_RECORD_ONLY) && d->key == OPT_BY)
+	const struct an_option *r;
+	unsigned i;
+
+	for (i = 0; an->options && an->options[i]; i++)
+		if ((r = table_find(an->options[i], name, letter)))
+			return r;
+	return NULL;
+}
+
+/* A common row @an takes and has not replaced with its own */
+static bool common_applies(const struct analysis *an, const struct an_option *r)
+{
+	if (r->flags & AO_HEADING)
+		return false;
+	if ((r->flags & AO_RESULTS) && (an->flags & AN_F_RECORD_ONLY))
+		return false;
+	return !own_find(an, r->name, r->letter);
+}
+
+#define MAX_ROWS 128
+
+/* Every row @an takes, in --help's order: common scope, its own, the common rest. */
+static unsigned rows_of(const struct analysis *an, const struct an_option **v, bool headings)
+{
+	const struct an_option *const commons[] = { common_scope, common_rest, anopt_flight,
+						    common_tail };
+	const struct an_option *r;
+	unsigned n = 0, i, c;
+
+	for (c = 0; c < 4; c++) {
+		for (r = commons[c]; !an_opt_is_end(r) && n < MAX_ROWS; r++)
+			if (common_applies(an, r))
+				v[n++] = r;
+		for (i = 0; c == 0 && an->options && an->options[i]; i++)
+			for (r = an->options[i]; !an_opt_is_end(r) && n < MAX_ROWS; r++)
+				if (headings || !(r->flags & AO_HEADING))
+					v[n++] = r;
+	}
+	return n;
+}
+
+/* One row of --help: the option and its argument, then its text at column 25. */
+static void help_row(FILE *f, const struct an_option *r)
+{
+	char col[96];
+	const char *p, *nl;
+	int w;
+
+	if (r->flags & AO_HEADING) {
+		fprintf(f, "\n%s\n", r->help);
+		return;
+	}
+	if (r->flags & AO_NOHELP)
+		return;
+	if (r->letter && r->name)
+		w = snprintf(col, sizeof(col), "  -%c, --%s", r->letter, r->name);
+	else if (r->letter)
+		w = snprintf(col, sizeof(col), "  -%c", r->letter);
+	else
+		w = snprintf(col, sizeof(col), "      --%s", r->name);
+	if (r->argname && (size_t)w < sizeof(col))
+		w += snprintf(col + w, sizeof(col) - (size_t)w, "%s%s",
+			      r->has_arg == optional_argument ? "" : " ", r->argname);
+	fputs(col, f);
+	fprintf(f, "%*s", w < 25 ? 25 - w : 2, "");
+	for (p = r->help; p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		fprintf(f, "%s%.*s\n", p == r->help ? "" : "                         ",
+			nl ? (int)(nl - p) : (int)strlen(p), p);
+	}
+}
+
+void cli_trace_help(const struct analysis *an, FILE *f)
+{
+	const struct an_option *v[MAX_ROWS];
+	unsigned i, n = rows_of(an, v, true);
+
+	fputs(an->usage, f);
+	fputs("\nOptions:\n", f);
+	for (i = 0; i < n; i++)
+		help_row(f, v[i]);
+	fputs("  -h, --help             this help\n", f);
+	if (an->examples)
+		fputs(an->examples, f);
+	if (an->exit_help) {
+		fputs(an->exit_help, f);
+	} else {
+		fputs("\nExit status: 0 done, 1 tracing failed (message says why), "
+		      "2 bad usage,\n3 events were lost and --strict was given, 5 the output "
+		      "could not be written.\nSee offcpu-ftrace-", f);
+		fprintf(f, "%s(8).\n", an->name);
+	}
+}
+
+/* "runq, offcpu and oncpu": the commands whose own tables hold @name/@letter */
+static bool owners_of(const char *name, int letter, char *buf, size_t len, bool *reportable)
+{
+	const struct analysis *a, *hit[16];
+	unsigned i, n = 0;
+	size_t at = 0;
+
+	*reportable = false;
+	for (i = 0; (a = analysis_at(i)); i++)
+		if (!(a->flags & AN_F_MODE) && own_find(a, name, letter) && n < 16) {
+			hit[n++] = a;
+			*reportable |= (a->flags & AN_F_REPORT) != 0;
+		}
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", !i ? "" : i + 1 == n ? " and " :
+				       ", ", hit[i]->name);
+	return n > 0;
+}
+
+/*
+ * An option @an does not take: whose it is, or that none has it. @word:
+ * the argument it was found in when that is more than @given ("-5s"), or NULL.
+ */
+static int not_here(const struct trace_opts *o, const char *name, int letter, const char *given,
+		    const char *word)
+{
+	const struct analysis *an = o->an;
+	bool reportable, common = table_find(common_scope, name, letter) ||
+				  table_find(common_rest, name, letter) ||
+				  table_find(anopt_flight, name, letter) ||
+				  table_find(common_tail, name, letter);
+	char owners[160];
+
+	if ((an->flags & AN_F_RECORD_ONLY) && name && !strcmp(name, "by"))
 		usage_err(o->cmd, "--by is an option of the analysis: give it to 'offcpu-ftrace "
 			  "report' (a file that keeps each thread's cgroup for report --by cgroup is "
 			  "made live: 'offcpu-ftrace runq --by cgroup --record FILE')");
-	else if ((o->an->flags & AN_F_RECORD_ONLY) && (d->cmds & C_TRACE))
+	else if (owners_of(name, letter, owners, sizeof(owners), &reportable) &&
+		 (an->flags & AN_F_RECORD_ONLY) && reportable)
 		usage_err(o->cmd, "%s is an option of the analysis: give it to 'offcpu-ftrace "
 			  "report'", given);
-	else if (d->cmds == C_TRIAGE)
-		usage_err(o->cmd, "the --*-share and --wait-p99 thresholds are options of triage");
-	else if (d->owner)
-		usage_err(o->cmd, "%s is an option of %s", given, d->owner);
+	else if (owners[0])
+		usage_err(o->cmd, "%s is an option of %s", given, owners);
+	else if (common && (an->flags & AN_F_RECORD_ONLY))
+		usage_err(o->cmd, "%s is an option of the analysis: give it to 'offcpu-ftrace "
+			  "report'", given);
+	else if (word && strcmp(word, given))
+		usage_err(o->cmd, "unknown option '%s' (in '%s')", given, word);
 	else
 		usage_err(o->cmd, "unknown option '%s'", given);
 	return EXIT_USAGE;
@@ -598,55 +454,26 @@ static void opts_defaults(struct trace_opts *o, const struct analysis *an, char 
 	an->defaults(o);
 }
 
-/* Options that exclude each other, or need another. -1 or EXIT_USAGE. */
+/*
+ * Options that exclude each other, or need another: the scope's here,
+ * the shared tables' in anopt.c, the analysis's own in its check. -1 or
+ * EXIT_USAGE.
+ */
 static int opts_check(struct trace_opts *o)
 {
-	const char *cmd = o->cmd;
 	const char *bad = NULL;
 
 	if (o->pid >= 0 && o->tid >= 0)
 		bad = "-p and -t cannot be combined";
-	else if (o->prev_too && !o->slower)
-		bad = "-P, -L, -C and --by exclude each other (-P with --by cgroup is for "
-		      "--slower: both columns)";
-	else if ((o->folded || o->delimited) && !o->kstack && !o->ustack)
-		bad = "-f and -d need stacks: add -K and/or -U";
-	else if (o->top && !o->kstack && !o->ustack && o->key == KEY_NONE)
-		bad = "--top ranks stacks (-K, -U) or histograms (-P, -L, -C, --by): add one";
-	else if ((bad = an_check(o)))
+	else if (o->fmt == FMT_PERFETTO && !(o->an->flags & AN_F_PERFETTO))
+		bad = "--format=perfetto draws a timeline of every switch: timehist and profile "
+		      "write it (report FILE timehist --format=perfetto for a recording)";
+	else if ((bad = anopt_check_shared(o)))
 		;
-	else if (o->xval && (o->pid >= 0 || o->key == KEY_PID || o->key == KEY_COMM ||
-			     o->key == KEY_CGROUP || o->kstack || o->ustack))
-		bad = "--xval supports -t, -c, -L, -C and -m; not -p, -P, --by comm or cgroup, or "
-		      "stacks";
-	else if ((o->cgroup_depth || o->cgroup_controller) && o->key != KEY_CGROUP)
-		bad = "--cgroup-depth and --cgroup-controller go with --by cgroup";
-	else if (o->folded && o->fmt == FMT_JSON)
-		bad = "-f and --format=json exclude each other";
-	else if (o->fmt == FMT_SVG && (o->folded || o->xval))
-		bad = "--format=svg draws the picture itself: no -f or --xval";
-	else if (o->fmt == FMT_SVG && (o->kstack || o->ustack) && o->interval_mode)
-		bad = "a flame graph is one window: no -i (with -i, histograms make a heat map)";
-	else if (o->msecs && o->fmt == FMT_OPENMETRICS)
-		bad = "-m: OpenMetrics values are seconds, in fixed buckets from 1 us: -m does not "
-		      "apply";
-	else if (o->min_us > o->max_us)
-		bad = "--min is larger than --max";
-	else if (o->late_stacks && !o->kstack)
-		bad = "--late-stacks is how -K stacks are taken: add -K";
-	else if (o->late_stacks && o->ustack)
-		bad = "--late-stacks reads kernel stacks from /proc; user stacks (-U) are taken "
-		      "at the switch-out: drop one of them";
-	else if (o->late_stacks && o->min_us < LATE_STACKS_MIN_US)
-		bad = "--late-stacks needs --min of at least 1000 (microseconds): a shorter "
-		      "block ends before its stack can be read";
-	else if (o->late_stacks && o->record_path)
-		bad = "--record keeps the events and their stacks: --late-stacks takes none "
-		      "from the trace";
-	else if (o->ran_instead && !o->slower)
-		bad = "--ran-instead says who ran during each wait --slower lists: add --slower US";
+	else
+		bad = an_check(o);
 	if (bad) {
-		usage_err(cmd, "%s", bad);
+		usage_err(o->cmd, "%s", bad);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -726,12 +553,6 @@ static int opts_check_window(struct trace_opts *o)
 	const char *cmd = o->cmd;
 	const char *bad = NULL;
 
-	if (o->record_path && strcmp(o->backend, "auto") && strcmp(o->backend, "ring") &&
-	    strcmp(o->backend, "perf")) {
-		usage_err(cmd, "%s: recordings are made by the ring or perf backend, not %s",
-			  o->record_only ? "record" : "--record", o->backend);
-		return EXIT_USAGE;
-	}
 	if (o->record_path && (o->interval_mode || o->count > 1))
 		bad = "a recording is one window: no -i or COUNT";
 	else if ((bad = flight_check(o)))
@@ -752,17 +573,131 @@ static int opts_check_window(struct trace_opts *o)
 	return -1;
 }
 
+/* getopt_long's arrays from @an's rows; the row of each returned value in @rows */
+static void build_getopt(const struct analysis *an, const struct an_option **rows, unsigned *n,
+			 struct option *lo, char *so)
+{
+	unsigned i, k = 0;
+
+	*n = rows_of(an, rows, false);
+	*so++ = ':';
+	for (i = 0; i < *n; i++) {
+		if (rows[i]->name)
+			lo[k++] = (struct option){ rows[i]->name, rows[i]->has_arg, NULL,
+						   (int)(256 + i) };
+		if (rows[i]->letter) {
+			*so++ = (char)rows[i]->letter;
+			if (rows[i]->has_arg != no_argument)
+				*so++ = ':';
+			if (rows[i]->has_arg == optional_argument)
+				*so++ = ':';
+		}
+	}
+	lo[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[k] = (struct option){ NULL, 0, NULL, 0 };
+	*so++ = 'h';
+	*so = '\0';
+}
+
+/* The row getopt returned @c for (a letter, or 256 + its index) */
+static const struct an_option *row_of(const struct an_option **rows, unsigned n, int c)
+{
+	unsigned i;
+
+	if (c >= 256)
+		return (unsigned)(c - 256) < n ? rows[c - 256] : NULL;
+	for (i = 0; i < n; i++)
+		if (rows[i]->letter == c)
+			return rows[i];
+	return NULL;
+}
+
+/*
+ * The word a long option @name just parsed came from: argv[optind - 1]
+ * ("--name" or "--name=VALUE"), or argv[optind - 2] when its value was
+ * the next word. Is it the whole name?
+ */
+static const char *long_word(char **argv, int optind_now, const char *name)
+{
+	int k;
+
+	for (k = optind_now - 1; k >= 1 && k >= optind_now - 2; k--) {
+		const char *w = argv[k];
+		size_t len;
+
+		if (strncmp(w, "--", 2))
+			continue;
+		len = strcspn(w + 2, "=");
+		if (len && !strncmp(w + 2, name, len))
+			return w + 2;
+	}
+	return NULL;
+}
+
+static bool long_whole(char **argv, int optind_now, const char *name)
+{
+	const char *w = long_word(argv, optind_now, name);
+
+	return !w || strcspn(w, "=") == strlen(name);
+}
+
+/* --PREFIX of one of this command's options: refused as the name it is */
+static int abbreviated(const struct trace_opts *o, char **argv, int optind_now,
+		       const char *name)
+{
+	const char *w = long_word(argv, optind_now, name);
+	char part[64], given[72];
+	size_t len = strcspn(w, "=");
+
+	snprintf(part, sizeof(part), "%.*s", (int)(len < sizeof(part) ? len : sizeof(part) - 1), w);
+	snprintf(given, sizeof(given), "--%s", part);
+	return not_here(o, part, 0, given, NULL);
+}
+
+/*
+ * getopt refused argv[optind - 1]: unknown to @o's command, or without
+ * its value (@r: the row it took it for, a long one)
+ */
+static int opt_refused(const struct trace_opts *o, int c, char **argv,
+		       const struct an_option *r, const char *word)
+{
+	char name[64], given[72];
+	size_t len;
+
+	if (c == ':' && optopt >= 256 && r && !long_whole(argv, optind, r->name))
+		return abbreviated(o, argv, optind, r->name);	/* not this option's name */
+	if (c == ':') {
+		usage_err(o->cmd, "%s needs a value", optopt && optopt < 256 ?
+			  (snprintf(given, sizeof(given), "-%c", optopt), given) : word);
+		return EXIT_USAGE;
+	}
+	if (optopt >= 256 && r) {	/* a long option without a value, given one */
+		usage_err(o->cmd, "--%s takes no value", r->name);
+		return EXIT_USAGE;
+	}
+	if (optopt) {	/* a short option: the letter, not the word it was in */
+		snprintf(given, sizeof(given), "-%c", optopt);
+		return not_here(o, NULL, optopt, given, word);
+	}
+	/* a long one: its name, without "=VALUE" */
+	word += strspn(word, "-");
+	len = strcspn(word, "=");
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+		 word);
+	snprintf(given, sizeof(given), "--%s", name);
+	return not_here(o, name, 0, given, NULL);
+}
+
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv)
 {
 	const struct analysis *an = analysis_find(cmd);
-	static struct option lo[NOPTS + 2];
-	static char so[2 * NOPTS + 3];
+	const struct an_option *rows[MAX_ROWS];
+	struct option lo[MAX_ROWS + 2];
+	char so[3 * MAX_ROWS + 3];
 	char **command = NULL;
-	bool first;
-	int c, ret, i;
+	unsigned nrows;
+	int c, i, li = 0;
 
-	if (!so[0])
-		build_getopt(lo, so);
 	/* "-- COMMAND ARGS": everything after it belongs to the command */
 	for (i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -777,40 +712,51 @@ int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **arg
 		return EXIT_USAGE;
 	}
 	opts_defaults(o, an, command);
-	for (first = true; (c = cli_getopt(cmd, argc, argv, so, lo, first)) != -1; first = false) {
-		const struct optdef *d = NULL;
-		unsigned k;
+	build_getopt(an, rows, &nrows, lo, so);
+	optind = 0;	/* glibc: full reset, also of its internal state */
+	opterr = 0;
+	for (;;) {
+		const struct an_option *r;
+		const char *bad, *word;
+		int before = optind;
+		char buf[256];
 
-		if (c == CLI_OPT_BAD)
-			return EXIT_USAGE;
+		if ((c = getopt_long(argc, argv, so, lo, &li)) == -1)
+			break;
+		/*
+		 * the word getopt was in: the one at optind while it is still
+		 * inside a group of short options ("-5s"), else the one before
+		 */
+		word = optind == before && optind < argc ? argv[optind] :
+		       optind >= 1 ? argv[optind - 1] : "";
 		if (c == 'h') {
-			an->help(stdout);
+			cli_trace_help(an, stdout);
 			return EXIT_OK;
 		}
-		for (k = 0; k < NOPTS && !d; k++)
-			if (optdefs[k].key == c)
-				d = &optdefs[k];
-		if (!d) {
+		if (c == '?' || c == ':')
+			return opt_refused(o, c, argv, optopt >= 256 ? row_of(rows, nrows, optopt) :
+					   NULL, word);
+		r = row_of(rows, nrows, c);
+		/*
+		 * long names whole: getopt_long takes a unique prefix, and what is
+		 * unique differs per command (runq --offcpu would be --offcpu-over)
+		 */
+		if (r && c >= 256 && !long_whole(argv, optind, r->name))
+			return abbreviated(o, argv, optind, r->name);
+		if (!r) {
 			usage_err(cmd, "unknown option '%s'", argv[optind - 1]);
 			return EXIT_USAGE;
 		}
-		if (!(d->cmds & an->bit)) {
-			char given[48];
-
-			if (d->key < 256)
-				snprintf(given, sizeof(given), "-%c", d->key);
-			else
-				snprintf(given, sizeof(given), "--%s", d->name);
-			return not_here(o, d, given);
+		if ((bad = r->set(o, r, optarg, buf, sizeof(buf)))) {
+			usage_err(cmd, "%s", bad);
+			return EXIT_USAGE;
 		}
-		ret = d->set(o, d, optarg);
-		if (ret >= 0)
-			return ret;
 	}
 	/* what runs, now that the options are known (runq --slower) */
 	if (an->refine && an->refine(o))
 		o->an = an->refine(o);
-	if ((ret = opts_check(o)) >= 0 || (ret = opts_positional(o, argc, argv, optind)) >= 0)
-		return ret;
+	/* DURATION and COUNT first: the checks read them (profile is one window) */
+	if ((c = opts_positional(o, argc, argv, optind)) >= 0 || (c = opts_check(o)) >= 0)
+		return c;
 	return opts_check_window(o);
 }

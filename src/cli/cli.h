@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "analyzer.h"
 #include "opts.h"
@@ -15,6 +16,8 @@
 #define EXIT_FAIL	1	/* the environment or the kernel refused */
 #define EXIT_USAGE	2	/* bad command line */
 #define EXIT_PARTIAL	3	/* --strict: events were lost, results partial */
+#define EXIT_CYCLE	4	/* waits: a cycle of waits (a deadlock) was found */
+#define EXIT_OUTPUT	5	/* the output (-o, a recording, stdout) cannot be written */
 
 
 void err_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -35,11 +38,14 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *so,
 	       const struct option *lo, bool first);
 
 /*
- * Before a command that traces: mount tracefs when it is not mounted (as
- * root, without --tracefs), saying so in one line. false when that failed
- * (the error printed). main() unmounts it at the end (cli_tracefs_done).
+ * Mount tracefs for this run when it is not mounted and we may (as root,
+ * without --tracefs), saying so in one line. Where it cannot be mounted
+ * (no CAP_SYS_ADMIN, no /sys: a container) nothing is said here: the
+ * backends that need no tracefs may serve, and the reason is what
+ * tmount_find() says from then on. main() unmounts it at the end
+ * (cli_tracefs_done).
  */
-bool cli_tracefs_ready(const char *tracefs);
+void cli_tracefs_ready(const char *tracefs);
 void cli_tracefs_done(void);
 
 /*
@@ -47,6 +53,13 @@ void cli_tracefs_done(void);
  * ...). Returns -1 to continue, else an exit status.
  */
 int trace_opts_parse(struct trace_opts *o, const char *cmd, int argc, char **argv);
+/*
+ * A tracing command's --help: its usage, the options it takes (the
+ * common table's and its own tables', in that order, with their help),
+ * its examples and exit status.
+ */
+struct analysis;
+void cli_trace_help(const struct analysis *an, FILE *f);
 
 /* A tracing command: analysis @name, run with its arguments. */
 int cmd_trace(const char *name, int argc, char **argv);
@@ -54,5 +67,18 @@ int cmd_info(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_waits(int argc, char **argv);
+int cmd_overhead(int argc, char **argv);
+
+struct child;
+/*
+ * A traced run of overhead (src/cli/cmd_overhead.c): run_trace() takes
+ * the pipe overhead passed (OFFCPU_FTRACE_OVERHEAD_FD, hidden from the
+ * command), and once the command is reaped tells it the command's exit
+ * status, CPU and wall time, and the backend that traced it (@backend,
+ * its name; NULL: none). Both do nothing in any other run.
+ */
+void overhead_link_take(void);
+void overhead_link_tell(const struct child *c, int exit_status, const char *backend);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileread.h"
 #include "cli.h"
@@ -27,7 +28,10 @@ static const char compare_help[] =
 "normalized to microseconds on BCC's rows (0-1, 2-3, 4-7, ...), printed\n"
 "side by side with counts, shares, p50, p99 and max bucket, and compared\n"
 "by total variation distance (0 same shape, 1 disjoint). Keyed sections\n"
-"are summed. A or B may be - for standard input.\n"
+"are summed. A or B may be - for standard input. Who made each (this\n"
+"tool's command, --compat and backend; runqlat, runqlat.bt or cpudist by\n"
+"their banners) is said, and which difference in what they count\n"
+"explains a gap (\"why:\" lines).\n"
 "\n"
 "Options:\n"
 "      --tolerance X      exit 1 when the distance exceeds X (0..1)\n"
@@ -50,7 +54,7 @@ static const char compare_help[] =
 "\n"
 "Exit status: 0 the histograms were compared (and agree within --tolerance),\n"
 "1 they differ beyond --tolerance, 2 bad usage or an input that cannot be\n"
-"read (the message names the file and line).\n";
+"read (the message names the file and line), 5 the output could not be written.\n";
 
 static int parse_format(const char *s, enum peerhist_format *f)
 {
@@ -95,13 +99,66 @@ static int parse_tolerance(const char *s, double *out)
 }
 
 struct input {
+	char side;		/* 'a' or 'b': its --format-X, --unit-X */
 	const char *path;
 	enum peerhist_format format;
 	uint64_t unit_ns;
 	struct peerhist *h, *merged;
 	struct cmp_dist d;
+	struct cmp_source src;
 	char what[128];
 };
+
+/*
+ * All of @path ("-": standard input), at most PEERHIST_MAX_INPUT bytes:
+ * a regular file, never a FIFO or device that could hang the read.
+ * NULL after saying why.
+ */
+static char *read_input(const char *path, size_t *len)
+{
+	mode_t type = 0;
+	char *text;
+	int fd, e;
+
+	if (!strcmp(path, "-")) {
+		text = file_read_fd_max(STDIN_FILENO, PEERHIST_MAX_INPUT, len);
+		if (!text)
+			err_msg("compare: cannot read standard input: %s", strerror(errno));
+		return text;
+	}
+	fd = file_open_input(path, &type);
+	if (fd == -EINVAL) {
+		err_msg("compare: cannot read %s: it is %s, not a regular file (give - to read "
+			"standard input)", path, file_kind(type));
+		return NULL;
+	}
+	if (fd < 0) {
+		err_msg("compare: cannot read %s: %s", path, strerror(-fd));
+		return NULL;
+	}
+	text = file_read_fd_max(fd, PEERHIST_MAX_INPUT, len);
+	e = errno;
+	close(fd);
+	if (!text)
+		err_msg("compare: cannot read %s: %s", path,
+			e == EFBIG ? "larger than 64 MiB: not a histogram" : strerror(e));
+	return text;
+}
+
+/* "@a, @b, @usecs": the distinct maps of @h, in their order, into @buf */
+static void map_names(const struct peerhist *h, char *buf, size_t len)
+{
+	size_t i, j, at = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < h->ng && at < len; i++) {
+		for (j = 0; j < i && strcmp(h->g[j].map, h->g[i].map); j++)
+			;
+		if (j == i)
+			at += (size_t)snprintf(buf + at, len - at, "%s@%s", at ? ", " : "",
+					       h->g[i].map);
+	}
+}
 
 /* Read, parse, merge and normalize one input; prints its own error. */
 static int load(struct input *in, const char *map, const char *key)
@@ -112,18 +169,31 @@ static int load(struct input *in, const char *map, const char *key)
 	char *text;
 	int ret;
 
-	text = file_read(strcmp(in->path, "-") ? in->path : "/dev/stdin", &len);
-	if (!text) {
-		err_msg("compare: cannot read %s: %s", in->path, strerror(errno));
+	text = read_input(in->path, &len);
+	if (!text)
 		return -1;
-	}
 	/* --map names a bpftrace map: other inputs have none */
 	if ((in->format ? in->format : peerhist_detect(text, len)) != PEERHIST_BPFTRACE)
 		opts.map = map = NULL;
 	ret = peerhist_parse(text, len, &opts, &in->h, err, sizeof(err));
+	if (!ret)
+		cmp_source_detect(text, len, in->h->format, &in->src);
 	free(text);
+	if (!ret && !map && in->h->nmaps > 1) {
+		map_names(in->h, err, sizeof(err));
+		err_msg("compare: %s: %zu bpftrace maps (%s): choose one with --map NAME",
+			in->path, in->h->nmaps, err);
+		return -1;
+	}
 	if (!ret)
 		ret = peerhist_merge(in->h, map, &in->merged, err, sizeof(err));
+	if (!ret && !in->unit_ns && !in->merged->unit_ns) {
+		err_msg("compare: %s: the unit of the histogram is unknown (%s%s%s): give it "
+			"with --unit-%c ns, us or ms", in->path, in->merged->unit[0] ? "'" : "",
+			in->merged->unit[0] ? in->merged->unit : "not stated",
+			in->merged->unit[0] ? "'" : "", in->side);
+		return -1;
+	}
 	if (!ret)
 		ret = cmp_normalize(in->merged, in->unit_ns, &in->d, err, sizeof(err));
 	if (ret) {
@@ -154,7 +224,7 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct input in[2];
-	const char *map = NULL, *key = NULL;
+	const char *map = NULL, *key = NULL, *inputs[3];
 	bool have_tol = false, json = false, dry = false;
 	const char *path = NULL;
 	char err[512];
@@ -162,9 +232,11 @@ int cmd_compare(int argc, char **argv)
 	struct cmp_side a, b;
 	double tol = 0;
 	bool first;
-	int o, status = CMP_TROUBLE;
+	int o, ret, status = CMP_TROUBLE;
 
 	memset(in, 0, sizeof(in));
+	in[0].side = 'a';
+	in[1].side = 'b';
 	for (first = true; (o = cli_getopt("compare", argc, argv, ":ho:", opts, first)) != -1;
 	     first = false) {
 		if (o == CLI_OPT_BAD)
@@ -220,8 +292,15 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (dry && getenv("OFFCPU_FTRACE_PARSE_ONLY"))
 		return CMP_AGREE;
-	in[0].path = argv[optind];
-	in[1].path = argv[optind + 1];
+	in[0].path = inputs[0] = argv[optind];
+	in[1].path = inputs[1] = argv[optind + 1];
+	inputs[2] = NULL;
+	/* -o is checked first: the inputs may be long to read, and one of them */
+	ret = out_open(&out, path, inputs, dry ? OUT_CHECK_ONLY : 0, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		return ret == -EINVAL ? CMP_TROUBLE : EXIT_OUTPUT;
+	}
 	if (load(&in[0], map, key) || load(&in[1], map, key))
 		goto out;
 	if (dry) {
@@ -231,10 +310,11 @@ int cmd_compare(int argc, char **argv)
 		status = CMP_AGREE;
 		goto out;
 	}
-	a = (struct cmp_side){ in[0].path, in[0].what, &in[0].d };
-	b = (struct cmp_side){ in[1].path, in[1].what, &in[1].d };
-	if (out_begin(&out, path, err, sizeof(err))) {
+	a = (struct cmp_side){ in[0].path, in[0].what, &in[0].d, &in[0].src };
+	b = (struct cmp_side){ in[1].path, in[1].what, &in[1].d, &in[1].src };
+	if (out_begin(&out, err, sizeof(err))) {
 		err_msg("%s", err);
+		status = EXIT_OUTPUT;
 		goto out;
 	}
 	if (json)
@@ -243,10 +323,12 @@ int cmd_compare(int argc, char **argv)
 		cmp_print(out.f, &a, &b, tol, have_tol);
 	if (out_end(&out, true, err, sizeof(err))) {
 		err_msg("%s", err);
+		status = EXIT_OUTPUT;
 		goto out;
 	}
 	status = have_tol && cmp_distance(&in[0].d, &in[1].d) > tol ? CMP_DIFFER : CMP_AGREE;
 out:
+	out_close(&out);
 	peerhist_free(in[0].h);
 	peerhist_free(in[0].merged);
 	peerhist_free(in[1].h);

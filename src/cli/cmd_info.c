@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "escape.h"
 #include "fileread.h"
+#include "kfacts.h"
 #include "linescan.h"
 #include "run.h"
 #include "perfcaps.h"
@@ -53,7 +54,8 @@ static void probe_host(struct host *h)
 static const char *const scenarios[] = { "runq", "offcpu", "offcpu -K", "triage" };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
-static enum hist_refusal scenario_refusal(const char *line)
+/* The request @line makes of the backend rule, as a run would make it. */
+static void scenario_req(const char *line, struct choose_req *req)
 {
 	char buf[128], *argv[8], *save = NULL, *w;
 	struct trace_opts o;
@@ -63,9 +65,11 @@ static enum hist_refusal scenario_refusal(const char *line)
 	for (w = strtok_r(buf, " ", &save); w && argc < 7; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
 	argv[argc] = NULL;
+	memset(req, 0, sizeof(*req));
+	req->want = "auto";
 	if (!argc || trace_opts_parse(&o, argv[0], argc, argv) >= 0)
-		return HIST_CAN;	/* not reached: the lines are ours */
-	return run_hist_refusal(&o);
+		return;	/* not reached: the lines are ours */
+	run_choose_req(&o, req);
 }
 
 static const char *yesno(bool b)
@@ -73,27 +77,43 @@ static const char *yesno(bool b)
 	return b ? "yes" : "no";
 }
 
+/* where the drop answer came from, in words ("" when not probed) */
+static void drops_source(const struct host_caps *c, char *buf, size_t len)
+{
+	if (c->drops_from == DROPS_FROM_STATE)
+		snprintf(buf, len, "%s", c->drops_seen);
+	else if (c->drops_from == DROPS_FROM_PROBE)
+		snprintf(buf, len, "probe: %llu of %llu context switches reached sched_switch in "
+			 "%u ms%s", (unsigned long long)c->drop_recorded,
+			 (unsigned long long)c->drop_switches, c->drop_probe_ms,
+			 c->drops == DROPS_SEEN ? ", kept for this boot" : "");
+	else
+		snprintf(buf, len, "not probed");
+}
+
 static void print_drops(const struct host *h)
 {
 	const struct host_caps *c = &h->caps;
+	char src[600];
 
-	if (c->drops == DROPS_SEEN)
-		printf("switches recorded:    NOT ALL: the tracepoint lost hits on CPU %s (probe: "
-		       "%llu of %llu context switches): ring and hist miss switches and "
-		       "wakeups there; perf takes switches from its context-switch records\n",
-		       c->drop_cpus, (unsigned long long)c->drop_recorded,
-		       (unsigned long long)c->drop_switches);
+	drops_source(c, src, sizeof(src));
+	if (c->drops == DROPS_SEEN && c->drops_from == DROPS_FROM_STATE)
+		printf("switches recorded:    NOT ALL: this kernel loses the sched tracepoints' "
+		       "hits of idle CPUs (%s): ring and hist miss switches and wakeups there; "
+		       "perf takes switches from its context-switch records\n", src);
+	else if (c->drops == DROPS_SEEN)
+		printf("switches recorded:    NOT ALL: the tracepoint lost hits on CPU %s (%s): "
+		       "ring and hist miss switches and wakeups there; perf takes switches from "
+		       "its context-switch records\n", c->drop_cpus, src);
 	else if (c->drops == DROPS_NONE)
-		printf("switches recorded:    all (probe: %llu of %llu context switches "
-		       "reached sched_switch)\n", (unsigned long long)c->drop_recorded,
-		       (unsigned long long)c->drop_switches);
+		printf("switches recorded:    none lost while probed (%s; %.1f s of probing this "
+		       "boot saw none, and no run has; a loss a run sees is kept for the boot)\n",
+		       src, (double)c->clean_probe_ms / 1e3);
 	else if (c->drops == DROPS_BUSY)
 		printf("switches recorded:    not known: a CPU did not idle during the probe (a "
-		       "busy host), and the hits some kernels lose are an idle CPU's (probe: "
-		       "%llu of %llu context switches reached sched_switch); auto uses perf's "
-		       "context-switch records where it would use the ring; run info on an "
-		       "idle host for the answer\n", (unsigned long long)c->drop_recorded,
-		       (unsigned long long)c->drop_switches);
+		       "busy host), and the hits some kernels lose are an idle CPU's (%s); auto "
+		       "uses perf's context-switch records where it would use the ring; run info "
+		       "on an idle host for the answer\n", src);
 	else if (c->perf_allowed && c->tfs_found && !choose_needs_drop_probe(c, "auto"))
 		printf("switches recorded:    not probed (tracefs is not writable here: auto picks "
 		       "perf anyway)\n");
@@ -121,26 +141,59 @@ static void unprivileged_caps(const struct host *h, struct host_caps *u)
 		snprintf(u->tfs_why, sizeof(u->tfs_why), "tracefs at %.200s is mode %04o: other "
 			 "users cannot read it", u->tfs_dir, (unsigned)(st.st_mode & 07777));
 	}
-	u->perf_allowed = h->pc.paranoid == -1;
+	u->perf_allowed = h->pc.paranoid == -1 && h->caps.perf_records;
+	/* CPU-wide context-switch records without CAP_PERFMON: paranoid 0 or less */
+	u->perf_records = h->pc.paranoid <= 0 && h->pc.paranoid != -99 && h->caps.perf_records;
 	if (!u->perf_allowed)
 		snprintf(u->perf_why, sizeof(u->perf_why), "perf_event_paranoid is %d: tracepoint "
 			 "samples need -1 without CAP_PERFMON", h->pc.paranoid);
 	u->drops = DROPS_UNKNOWN;
 }
 
+/* Which backends can run here at all, and why or why not. */
+static void print_backends(const struct host *h, bool json)
+{
+	static const enum backend_kind kinds[] = { BK_HIST, BK_RING, BK_PERF, BK_PROC };
+	static const char *const names[] = { "hist", "ring", "perf", "proc" };
+	static const char *const level[] = { "no", "in part", "yes" };
+	char why[1024], buf[16];
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		int can = backend_can(&h->caps, kinds[i], why, sizeof(why));
+
+		if (!json) {
+			snprintf(buf, sizeof(buf), "%s:", names[i]);
+			printf("can run %-13s %s (%s)\n", buf, level[can], why);
+			continue;
+		}
+		printf("%s\"%s\":{\"can\":\"%s\",\"why\":", i ? "," : "", names[i], level[can]);
+		json_str(stdout, why, sizeof(why));
+		printf("}");
+	}
+}
+
 static void print_choices(const struct host *h, bool json)
 {
+	char better[sizeof(((struct choice *)0)->better)] = "";
 	struct choice ch;
 	unsigned i;
 
 	for (i = 0; i < NSCEN; i++) {
+		struct choose_req req;
 		char buf[32];
 
-		backend_choose(&h->caps, "auto", scenario_refusal(scenarios[i]), &ch);
+		scenario_req(scenarios[i], &req);
+		backend_choose_req(&h->caps, &req, &ch);
 		if (json) {
 			printf("%s\"%s\":{\"backend\":", i ? "," : "", scenarios[i]);
 			if (backend_ops_of(ch.kind))
 				printf("\"%s\"", backend_ops_of(ch.kind)->name);
+			else
+				printf("null");
+			printf(",\"switches_only\":%s,\"better\":", ch.switches_only ? "true" : "false");
+			if (ch.better[0])
+				json_str(stdout, ch.better, sizeof(ch.better));
 			else
 				printf("null");
 			printf(",\"why\":");
@@ -151,13 +204,21 @@ static void print_choices(const struct host *h, bool json)
 		snprintf(buf, sizeof(buf), "%s:", scenarios[i]);
 		printf("backend %-13s %s (%s)\n", buf, backend_ops_of(ch.kind) ?
 		       backend_ops_of(ch.kind)->name : "none", ch.why);
+		if (ch.better[0] && !better[0])
+			snprintf(better, sizeof(better), "%s", ch.better);
 	}
+	if (!json && better[0])
+		printf("a better backend:     %s\n", better);
 	if (h->pc.root) {
 		struct host_caps u;
 		const char *name;
 
 		unprivileged_caps(h, &u);
-		backend_choose(&u, "auto", HIST_CAN, &ch);
+		struct choose_req req;
+
+		scenario_req("runq", &req);
+		req.pid_keyed = false;
+		backend_choose_req(&u, &req, &ch);
 		name = backend_ops_of(ch.kind) ? backend_ops_of(ch.kind)->name : NULL;
 		if (!json) {
 			printf("unprivileged users:   %s (%s)\n", name ? name : "none", ch.why);
@@ -570,8 +631,18 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	       "CAP_SYSLOG %s, CAP_DAC_READ_SEARCH %s\n", yesno(h->pc.cap_perfmon),
 	       yesno(h->pc.cap_sys_admin), yesno(h->pc.cap_ipc_lock), yesno(h->pc.cap_syslog),
 	       yesno(h->pc.cap_dac_read_search));
-	printf("perf events:          %s (%s)\n", h->pc.allowed ? "allowed" : "not allowed",
-	       h->pc.why);
+	printf("perf events:          %s (%s)\n", h->caps.perf_allowed ? "allowed" :
+	       h->caps.perf_records ? "context-switch records only" : "not allowed",
+	       h->caps.perf_why);
+	printf("pid namespace:        %s\n", h->caps.pidns_foreign > 0 ? "a container's own: the "
+	       "sched tracepoints name tasks by the host's pids; commands that select or name "
+	       "threads use a backend that names them by this namespace's" :
+	       h->caps.pidns_foreign == 0 ? "the kernel's" : "unknown (/proc/self/ns/pid "
+	       "unreadable)");
+	printf("container:            %s%s\n", h->caps.container ? "yes (its own pid namespace, or "
+	       "podman's /run/.containerenv)" : "no signs of one", h->caps.userns_foreign ?
+	       "; a user namespace of its own (rootless): its root's capabilities do not reach "
+	       "tracefs or perf events" : "");
 	print_drops(h);
 	if (h->caps.stale > 0) {
 		char stale[400];
@@ -582,6 +653,7 @@ static void print_text(const struct tfs_caps *c, const struct host *h)
 	printf("PSI (/proc/pressure): %s\n", yesno(h->psi));
 	printf("schedstat:            %s\n", yesno(h->schedstat));
 	printf("BTF (for BPF tools):  %s\n", yesno(h->btf));
+	print_backends(h, false);
 	print_choices(h, false);
 	print_privs_text(c, h);
 }
@@ -625,8 +697,8 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	       h->pc.root ? "true" : "false", h->pc.cap_perfmon ? "true" : "false",
 	       h->pc.cap_sys_admin ? "true" : "false", h->pc.cap_ipc_lock ? "true" : "false",
 	       h->pc.cap_syslog ? "true" : "false", h->pc.cap_dac_read_search ? "true" : "false",
-	       h->pc.allowed ? "true" : "false");
-	json_str(stdout, h->pc.why, sizeof(h->pc.why));
+	       h->caps.perf_allowed ? "true" : "false");
+	json_str(stdout, h->caps.perf_why, sizeof(h->caps.perf_why));
 	if (h->caps.stale_checked)
 		printf(",\"stale_instances\":%d", h->caps.stale);
 	else
@@ -638,15 +710,36 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 	if (h->caps.drops == DROPS_UNKNOWN && !(h->caps.perf_allowed && h->caps.tfs_found)) {
 		printf("null");
 	} else {
-		printf("{\"result\":\"%s\",\"switches\":%llu,\"recorded\":%llu,\"cpus\":[%s],"
-		       "\"idle_counted\":%s}",
+		char src[600];
+
+		drops_source(&h->caps, src, sizeof(src));
+		printf("{\"result\":\"%s\",\"source\":\"%s\",\"switches\":%llu,\"recorded\":%llu,"
+		       "\"cpus\":[%s],\"idle_counted\":%s,\"probe_ms\":%u,\"clean_probe_ms\":%llu,"
+		       "\"state_file\":",
 		       h->caps.drops == DROPS_SEEN ? "seen" : h->caps.drops == DROPS_NONE ?
 		       "none" : h->caps.drops == DROPS_BUSY ? "busy" : "unknown",
+		       h->caps.drops_from == DROPS_FROM_STATE ? "state" :
+		       h->caps.drops_from == DROPS_FROM_PROBE ? "probe" : "none",
 		       (unsigned long long)h->caps.drop_switches,
 		       (unsigned long long)h->caps.drop_recorded, h->caps.drop_cpus,
-		       h->caps.drop_idle_counted ? "true" : "false");
+		       h->caps.drop_idle_counted ? "true" : "false", h->caps.drop_probe_ms,
+		       (unsigned long long)h->caps.clean_probe_ms);
+		if (kfacts_path())
+			json_str(stdout, kfacts_path(), strlen(kfacts_path()) + 1);
+		else
+			printf("null");
+		printf(",\"why\":");
+		json_str(stdout, src, sizeof(src));
+		printf("}");
 	}
-	printf(",\"backends\":{");
+	printf(",\"pidns_foreign\":%s,\"container\":%s,\"userns_foreign\":%s,"
+	       "\"perf_records\":%s",
+	       h->caps.pidns_foreign < 0 ? "null" : h->caps.pidns_foreign ? "true" : "false",
+	       h->caps.container ? "true" : "false", h->caps.userns_foreign ? "true" : "false",
+	       h->caps.perf_records ? "true" : "false");
+	printf(",\"can_run\":{");
+	print_backends(h, true);
+	printf("},\"backends\":{");
 	print_choices(h, true);
 	printf("}");
 	print_privs_json(c, h);
@@ -654,7 +747,7 @@ static void print_json(const struct tfs_caps *c, const struct host *h)
 }
 
 static const char info_help[] =
-"Usage: offcpu-ftrace info [--json] [--tracefs DIR] [-o FILE]\n"
+"Usage: offcpu-ftrace info [--format=json] [--tracefs DIR] [-o FILE]\n"
 "\n"
 "What this host supports for tracing without BPF: where tracefs is and\n"
 "whether it can be written, trace clocks, sched events, hist triggers and\n"
@@ -664,22 +757,23 @@ static const char info_help[] =
 "backend here, as the command lines root would run, and what each grants.\n"
 "\n"
 "Options:\n"
-"      --json             one JSON object\n"
+"      --format FMT       text (default) or json (one JSON object)\n"
 "      --tracefs DIR      tracefs mount point (default: found in /proc/mounts)\n"
 "  -o, --output FILE      write it to FILE (atomically: complete or not at all)\n"
 "  -h, --help             this help\n"
 "\n"
 "Examples:\n"
 "  offcpu-ftrace info\n"
-"  offcpu-ftrace info --json | jq .backends\n"
+"  offcpu-ftrace info --format=json | jq .backends\n"
 "\n"
-"Exit status: 0 printed (even when no backend works), 1 the output could not\n"
-"be written, 2 bad usage.\n";
+"Exit status: 0 printed (even when no backend works), 2 bad usage, 4 the\n"
+"output could not be written.\n";
 
 int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },	/* before --format: kept working */
 		{ "tracefs", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -692,13 +786,20 @@ int cmd_info(int argc, char **argv)
 	struct host h;
 	bool json = false;
 	bool first;
-	int o;
+	int o, ret;
 
 	for (first = true; (o = cli_getopt("info", argc, argv, ":ho:", opts, first)) != -1;
 	     first = false) {
 		if (o == CLI_OPT_BAD)
 			return EXIT_USAGE;
 		switch (o) {
+		case 'f':
+			if (strcmp(optarg, "json") && strcmp(optarg, "text")) {
+				usage_err("info", "--format: '%s' is not one of text, json", optarg);
+				return EXIT_USAGE;
+			}
+			json = !strcmp(optarg, "json");
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -717,36 +818,41 @@ int cmd_info(int argc, char **argv)
 		usage_err("info", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (out_begin(&out, path, err, sizeof(err)) || out_redirect(&out, err, sizeof(err))) {
+	ret = out_open(&out, path, NULL, 0, err, sizeof(err));
+	if (ret) {
+		err_msg("%s", err);
+		return ret == -EINVAL ? EXIT_USAGE : EXIT_OUTPUT;
+	}
+	if (out_begin(&out, err, sizeof(err)) || out_redirect(&out, err, sizeof(err))) {
 		err_msg("%s", err);
 		out_end(&out, false, err, sizeof(err));
-		return EXIT_FAIL;
+		out_close(&out);
+		return EXIT_OUTPUT;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		err_msg("out of memory");
 		out_end(&out, false, err, sizeof(err));
+		out_close(&out);
 		return EXIT_FAIL;
 	}
 	/* a tracefs nobody mounted is mounted for the probe (and unmounted) */
-	if (!cli_tracefs_ready(dir)) {
-		free(c);
-		out_end(&out, false, err, sizeof(err));
-		return EXIT_FAIL;
-	}
+	cli_tracefs_ready(dir);
 	tfs_caps_probe(dir, c);
 	probe_host(&h);
 	h.tracefs = dir;
-	host_caps_probe(dir, true, &h.caps);
+	host_caps_probe_ms(dir, DROP_PROBE_INFO_MS, &h.caps);
 	if (json)
 		print_json(c, &h);
 	else
 		print_text(c, &h);
 	free(c);
 	/* a full disk or a closed pipe is a failure, not a report */
-	if (out_end(&out, true, err, sizeof(err))) {
+	ret = out_end(&out, true, err, sizeof(err));
+	out_close(&out);
+	if (ret) {
 		err_msg("%s", err);
-		return EXIT_FAIL;
+		return EXIT_OUTPUT;
 	}
 	return EXIT_OK;
 }

@@ -44,6 +44,13 @@ int cmd_trace(const char *cmd, int argc, char **argv)
 			  "only the scope it was made with)");
 		return EXIT_USAGE;
 	}
+	/* a critical path runs from the command's start to its end */
+	if ((o.an->flags & AN_F_COMMAND) && !o.command) {
+		usage_err(cmd, "%s needs -- COMMAND: it follows one from its start to its end "
+			  "(or 'offcpu-ftrace report FILE' on a recording made with one)",
+			  o.an->summary);
+		return EXIT_USAGE;
+	}
 	/* the man pages' examples name processes and files of their own */
 	if (o.dry_run && getenv("OFFCPU_FTRACE_PARSE_ONLY"))
 		return EXIT_OK;

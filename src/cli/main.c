@@ -57,6 +57,8 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "cross-validate two histograms (bpftrace, BCC, ...)",
 	  PRIV_DAC_READ_SEARCH | PRIV_PERFMON | PRIV_SYSLOG },
 	{ "cleanup", cmd_cleanup, "remove tracefs state left by killed runs", 0 },
+	{ "overhead", cmd_overhead, "the tracer's effect on a job: is the trace admissible?", 0 },
+	{ "waits", cmd_waits, "who waits on whom right now, from /proc (no tracing)", 0 },
 };
 
 static void help(FILE *f)

@@ -11,9 +11,8 @@
 #include "numparse.h"
 #include "procfs.h"
 #include "privdrop.h"
-#include "escape.h"
+#include "kfacts.h"
 #include "run.h"
-#include "svg.h"
 #include "sig.h"
 #include "timeutil.h"
 
@@ -68,6 +67,8 @@ static int32_t run_tgid(int32_t tid, void *arg)
 		tgid = r->ops->task_tgid ? r->ops->task_tgid(r->b, tid) : -1;
 		return tgid >= 0 ? tgid : -1;
 	}
+	if (r->host_pids)
+		return -1;	/* the host's pids: /proc here names other tasks so */
 	tgid = proc_tgid(tid, NULL);
 	for (i = 0; tgid < 0 && i < r->nstart_tids; i++)
 		if (r->start_tids[i] == tid)
@@ -82,6 +83,8 @@ static int run_comm(int32_t pid, char *buf, size_t len, void *arg)
 
 	if (r->o->replay_path)	/* the recording's saved_cmdlines, never this host's /proc */
 		return r->ops->task_comm ? r->ops->task_comm(r->b, pid, buf, len) : -ENOENT;
+	if (r->host_pids)
+		return -ENOENT;	/* the host's pids: /proc here names other tasks so */
 	return proc_comm(pid, buf, len);
 }
 
@@ -183,6 +186,23 @@ void run_window_meta(struct run *r, struct backend_window *m, uint64_t *lost)
 		snprintf(m->scope.kind, sizeof(m->scope.kind), "all");
 	}
 	m->scope.recorder = (int32_t)getpid();
+	/*
+	 * how far the CPU-state model trusted the switches when the run
+	 * began: a report finds what it found, where it found it
+	 */
+	m->switches = r->trust == CS_COMPLETE ? BK_SW_ALL :
+		      r->trust == CS_SELECTED ? BK_SW_SELECTED : BK_SW_LOSSY;
+	if (r->proc_ok && !r->o->flight.keep_ns) {
+		unsigned i;
+
+		/* each CPU's idle time over the whole window (not a flight window's) */
+		for (i = 0; i < (unsigned)r->proc_n; i++)
+			r->proc_iv[i] = r->proc_now[i] > r->proc_start[i] ?
+					r->proc_now[i] - r->proc_start[i] : 0;
+		m->proc_idle = r->proc_iv;
+		m->proc_listed = r->proc_listed;
+		m->nproc = (unsigned)r->proc_n;
+	}
 	/* --by cgroup: its threads' cgroups, so that report can key on them */
 	free(r->cg_dump);
 	r->cg_dump = by_cgroup_dump(&r->bycg);
@@ -242,6 +262,27 @@ static void strict_msg(const struct run *r, const char *where)
 		err_msg("results are partial (--strict): %llu event%s lost%s%s%s",
 			(unsigned long long)r->lost_total, r->lost_total == 1 ? " was" : "s were", *where ? " " : "", where,
 			*where ? "" : "; use a larger --buffer-size");
+	else if (r->rejected_total)
+		err_msg("results are partial (--strict): %llu record%s of %s cannot be true "
+			"(skipped): is the file corrupt?", (unsigned long long)r->rejected_total,
+			r->rejected_total == 1 ? "" : "s", r->o->replay_path);
+	else if (r->late_total || r->negative_total)
+		err_msg("results are partial (--strict): %llu event%s out of time order, %llu "
+			"interval%s ending before %s began%s%s", (unsigned long long)r->late_total,
+			r->late_total == 1 ? "" : "s", (unsigned long long)r->negative_total,
+			r->negative_total == 1 ? "" : "s", r->negative_total == 1 ? "it" : "they",
+			*where ? " " : "", where);
+	else if (r->an_ok && r->an.counts.follow_overflow)
+		err_msg("results are partial (--strict): %llu new task%s of the command %s not "
+			"followed%s%s: the follow set holds twice --max-tasks (raise --max-tasks)",
+			(unsigned long long)r->an.counts.follow_overflow,
+			r->an.counts.follow_overflow == 1 ? "" : "s",
+			r->an.counts.follow_overflow == 1 ? "was" : "were", *where ? " " : "", where);
+	else if (r->partial_cpu_only == r->partial_total)
+		err_msg("results are partial (--strict): the trace%s%s did not show whether some "
+			"CPUs were idle (the footer says how much, and the bounds of what depends "
+			"on it; 'offcpu-ftrace info' says which backend is exact here)",
+			*where ? " " : "", where);
 	else
 		err_msg("results are partial (--strict): switches or wakeups of the selected "
 			"threads are missing from the trace%s%s (the footer counts them; "
@@ -258,6 +299,15 @@ static int replay_loop(struct run *r)
 	ret = r->ops->start(r->b);
 	if (r->ops->recording && !r->ops->recording(r->b, &w)) {
 		r->start_ns = w.start_ns;
+		analyzer_window_start(&r->an, w.start_ns);
+		/* /proc/stat's idle time in the recorded window, if it kept it */
+		if (w.proc_idle && w.nproc) {
+			r->proc_n = (int)(w.nproc < RUN_MAX_CPUS ? w.nproc : RUN_MAX_CPUS);
+			memcpy(r->proc_now, w.proc_idle, (size_t)r->proc_n * sizeof(*r->proc_now));
+			memcpy(r->proc_listed, w.proc_listed,
+			       (size_t)r->proc_n * sizeof(*r->proc_listed));
+			r->proc_ok = true;	/* from 0 (proc_prev) */
+		}
 		if (w.extra)
 			note_msg("%s is a flight recording: %.3f s, trace time %.6f to %.6f s, "
 				 "saved on %s", r->o->replay_path,
@@ -280,12 +330,43 @@ static int replay_loop(struct run *r)
 	r->iv_end_ns = w.end_ns;
 	ret = run_print_interval(r, 1, w.end_ns > w.start_ns ? w.end_ns - w.start_ns : 0, true);
 	if (ret)
-		return EXIT_FAIL;	/* said */
+		return EXIT_OUTPUT;	/* said */
 	if (r->o->strict && (r->lost_total || r->partial_total)) {
 		strict_msg(r, "in the recording");
 		return EXIT_PARTIAL;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * What this run saw of the kernel, kept for the boot (kfacts.h) so that
+ * later runs choose the exact path at once: a switch missing from a trace
+ * that lost no event (every event names its CPU's task, so the analyzer
+ * sees the gap), or switches only perf's context-switch records had
+ * (beyond one a CPU at each end of the window, where the tracepoint and
+ * the records are turned on and off one after the other).
+ */
+static void note_kernel_loss(struct run *r)
+{
+	uint64_t missed = r->an.counts.missed_switch, rec;
+	char d[256];
+
+	if (r->loss_noted || r->o->replay_path || r->lost_total || r->o->comm[0] ||
+	    !kfacts_path())
+		return;
+	rec = r->ops->recovered ? r->ops->recovered(r->b) : 0;
+	if (missed)
+		snprintf(d, sizeof(d), "%s on the %s backend, pid %d: %llu context switch%s "
+			 "missing from a trace that lost no event", r->o->an->name, r->ops->name,
+			 (int)getpid(), (unsigned long long)missed, missed == 1 ? "" : "es");
+	else if (rec > 2 * (uint64_t)(r->ncpu ? r->ncpu : 1))
+		snprintf(d, sizeof(d), "%s on the %s backend, pid %d: %llu context switches "
+			 "in perf's records and not at the tracepoint", r->o->an->name,
+			 r->ops->name, (int)getpid(), (unsigned long long)rec);
+	else
+		return;
+	r->loss_noted = true;
+	kfacts_note_loss(kfacts_path(), "run", d);
 }
 
 const char *run_what(const struct trace_opts *o)
@@ -346,7 +427,14 @@ static int trace_loop(struct run *r)
 		return EXIT_FAIL;
 	}
 	iv_start = window_start = r->start_ns = mono_ns();
+	run_whole_start(r);
 	r->steal_ok = !proc_steal_ns(&r->steal_prev);	/* the hypervisor's, from now */
+	/* each CPU's idle time, from now: the CPU-state model's check and bounds */
+	r->proc_n = proc_cpu_idle(r->proc_start, r->proc_listed, RUN_MAX_CPUS);
+	r->proc_ok = r->proc_n > 0;
+	memcpy(r->proc_prev, r->proc_start, sizeof(r->proc_prev));
+	if (r->mono)
+		analyzer_window_start(&r->an, window_start);
 	r->stream_on = o->an->stream && !o->output_path;
 	if (o->an->begin) {
 		struct an_view v;
@@ -355,10 +443,11 @@ static int trace_loop(struct run *r)
 		o->an->begin(r->an_state, &v);
 	}
 	/*
-	 * where the kernel loses what an idle CPU does, some waits cannot be
-	 * timed: the threads' own run_delay from now says how much they hold
+	 * a wait the trace cannot time (lost events; a kernel that loses what
+	 * an idle CPU does) is still in its thread's run_delay: every
+	 * thread's, from now, says how much such waits hold
 	 */
-	if (r->drops_possible && (o->modes & AN_RUNQ) && !o->interval_mode && o->count == 1 &&
+	if (!r->host_pids && (o->modes & AN_RUNQ) && !r->ops->collect && !r->ops->sampling &&
 	    unsized_start(&r->unsized, &r->an))
 		note_msg("cannot follow the threads' schedstat: waits not measured stay unsized");
 	if (!o->quiet)
@@ -394,6 +483,7 @@ static int trace_loop(struct run *r)
 							       : (int)left_ms - 1));
 			ret = r->ops->read(r->b, r->mono ? iv_end : UINT64_MAX, false,
 					   on_event, r);
+			unsized_tick(&r->unsized);	/* exits, as they come */
 			if (r->stream_on)
 				run_stream(r);
 			late_stacks_tick(&r->late, &r->an, mono_ns());
@@ -406,6 +496,9 @@ static int trace_loop(struct run *r)
 				return EXIT_FAIL;
 		}
 		progress_clear(&r->progress);
+		/* the interval's end: each CPU's idle time now, as close to it as can be */
+		if (r->proc_ok && proc_cpu_idle(r->proc_now, r->proc_listed, RUN_MAX_CPUS) != r->proc_n)
+			r->proc_ok = false;	/* CPUs came or went: not comparable */
 		if (last || sig_count || r->flight.done || (r->have_child && r->child.done)) {
 			ret = r->ops->stop(r->b);
 			now = mono_ns();
@@ -425,12 +518,14 @@ static int trace_loop(struct run *r)
 				return 128 + sig_last;
 			if (o->record_path && !o->flight.keep_ns &&
 			    finish_record(r, window_start, now))
-				return EXIT_FAIL;
+				return EXIT_OUTPUT;
 			if (flight_finish(r, now))
 				return EXIT_FAIL;
 			r->iv_start_ns = r->mono ? iv_start : 0;
 			r->iv_end_ns = r->mono ? now : 0;
+			run_whole_end(r, now - window_start);
 			ret = o->record_only ? 0 : run_print_interval(r, n, now - iv_start, true);
+			note_kernel_loss(r);
 			break;
 		}
 		/* interval boundary: everything up to iv_end, then the report */
@@ -466,11 +561,12 @@ static int trace_loop(struct run *r)
 		ret = run_print_interval(r, n, iv_end - iv_start, false);
 		if (ret)
 			break;
+		note_kernel_loss(r);
 		analyzer_next_interval(&r->an);
 		iv_start = iv_end;
 	}
 	if (ret)
-		return EXIT_FAIL;	/* said */
+		return EXIT_OUTPUT;	/* said: the results could not be written */
 	if (o->strict && (r->lost_total || r->partial_total)) {
 		strict_msg(r, "");
 		return EXIT_PARTIAL;
@@ -478,94 +574,6 @@ static int trace_loop(struct run *r)
 	return EXIT_OK;
 }
 
-enum hist_refusal run_hist_refusal(const struct trace_opts *o)
-{
-	enum hist_refusal an = an_hist(o);
-
-	if (an != HIST_CAN)
-		return an;
-	if (o->comm[o->comm[0] ? strspn(o->comm, HIST_COMM_CHARS) : 0])
-		return HIST_NO_COMM;
-	if (o->cgroup)
-		return HIST_NO_CGROUP;
-	if (o->key == KEY_CGROUP)
-		return HIST_NO_BY_CGROUP;
-	if (o->command)
-		return HIST_NO_COMMAND;
-	if (o->record_path)
-		return HIST_NO_RECORD;
-	return HIST_CAN;
-}
-
-/* The backend for @o, with the notes a user should see; false: none. */
-static bool pick_backend(struct run *r, const struct trace_opts *o)
-{
-	struct host_caps *caps;
-	struct choice ch;
-
-	if (o->replay_path) {
-		r->ops = backend_ops_of(BK_FILE);
-		return true;
-	}
-	caps = calloc(1, sizeof(*caps));
-	if (!caps) {
-		err_msg("out of memory");
-		return false;
-	}
-	/*
-	 * the drop probe: for auto's choice, and for runq's waits on ring or
-	 * perf, which take sched_waking where the kernel loses wakeups
-	 */
-	host_caps_probe(o->tracefs, !strcmp(o->backend, "auto") ||
-			((o->modes & AN_RUNQ) && (!strcmp(o->backend, "ring") ||
-						  !strcmp(o->backend, "perf"))), caps);
-	if (o->an->flags & AN_F_SAMPLES)
-		backend_choose_sampling(caps, o->backend, run_hist_refusal(o), &ch);
-	else
-		backend_choose(caps, o->backend, run_hist_refusal(o), &ch);
-	/* losses seen, or not ruled out on a busy host: fill from sched_waking */
-	r->drops_possible = caps->drops == DROPS_SEEN || caps->drops == DROPS_BUSY;
-	if (caps->stale > 0) {
-		char stale[400];
-
-		host_caps_stale_text(caps, stale, sizeof(stale));
-		err_msg("warning: %s", stale);
-	}
-	free(caps);
-	r->ops = backend_ops_of(ch.kind);
-	if (!r->ops) {
-		err_msg("%s", ch.why);
-		return false;
-	}
-	if (o->record_path && ch.kind != BK_RING && ch.kind != BK_PERF) {
-		err_msg("a recording needs traced events (the ring or perf backend): %s; run as "
-			"root, or with CAP_PERFMON ('offcpu-ftrace info' says what is missing)", ch.why);
-		return false;
-	}
-	if (ch.kind == BK_PROC && (o->an->flags & AN_F_TRACED)) {
-		/* sampling has totals, not the single events it lists or follows */
-		err_msg("%s needs traced sched events, not available unprivileged: the proc "
-			"backend samples /proc totals (%s); run as root, or with CAP_PERFMON "
-			"for the perf backend ('offcpu-ftrace info' says what is missing)",
-			run_what(o), ch.why);
-		return false;
-	}
-	if (!strcmp(o->backend, "auto"))
-		snprintf(r->why, sizeof(r->why), "%s", ch.why);
-	if (ch.reason == CHOSEN_PERF || ch.reason == CHOSEN_DROPS || ch.reason == CHOSEN_SAMPLES)
-		snprintf(r->pick_note, sizeof(r->pick_note), "using the perf backend: %s", ch.why);
-	else if (ch.reason == CHOSEN_RING && ch.hist_refused != HIST_CAN)
-		snprintf(r->pick_note, sizeof(r->pick_note), "using the ring backend, not the "
-			 "kernel's hist triggers: %s", hist_refusal_text(ch.hist_refused));
-	return true;
-}
-
-/* The backend choice's note, after the checks that could still refuse the run */
-static void say_pick_note(const struct run *r)
-{
-	if (r->pick_note[0])
-		note_msg("%s", r->pick_note);
-}
 
 /* --xval: bpftrace attached before our window starts; failures only warn */
 static void start_xval(struct run *r, const struct an_cfg *cfg)
@@ -583,223 +591,21 @@ static void start_xval(struct run *r, const struct an_cfg *cfg)
 	err_msg("--xval: %s; only offcpu-ftrace's result will be shown", err);
 }
 
-/* The backend's page_sink: the recorder, once it is open */
-static int run_page(void *arg, unsigned cpu, const void *page)
+
+/* How far the CPU-state model can trust the trace's switches (cpustate.h). */
+static enum cs_trust run_trust(const struct run *r)
 {
-	struct run *r = arg;
-
-	return recorder_page(r->rec, cpu, page);
-}
-
-/* What the backend must trace, from @o; spawns -- COMMAND (held). EXIT_* or -1. */
-static int request_from_opts(struct run *r, struct trace_req *req)
-{
-	const struct trace_opts *o = r->o;
-	char err[BACKEND_ERRLEN] = "";
-	int ret;
-
-	memset(req, 0, sizeof(*req));
-	req->tracefs = o->tracefs;
-	req->buffer_kb = o->buffer_kb;
-	req->pid = o->pid;
-	req->rate_hz = o->rate_hz;
-	if (o->pid >= 0) {
-		/* in-kernel pre-filter; the analyzer still checks each tgid */
-		ret = proc_threads(o->pid, &r->tids);
-		if (ret > 0) {
-			req->pids = r->start_tids = r->tids;
-			req->npids = r->nstart_tids = (unsigned)ret;
-			req->follow_fork = true;
-		}
-	} else if (o->tid >= 0) {
-		req->pids = &o->tid;
-		req->npids = 1;
+	switch (r->ops->switches ? r->ops->switches(r->b) : BK_SW_TRACEPOINT) {
+	case BK_SW_ALL:
+		return CS_COMPLETE;
+	case BK_SW_SELECTED:
+		return CS_SELECTED;
+	case BK_SW_LOSSY:
+		return CS_LOSSY;
+	default:
+		/* the tracepoint's: this kernel's losses, as the drop probe saw them */
+		return r->drops_none ? CS_COMPLETE : CS_LOSSY;
 	}
-	if (o->command) {
-		/* held before exec: its pid goes into the kernel's filter first */
-		/*
-		 * results a program reads, on our stdout: the command's own
-		 * output goes to stderr instead of into them
-		 */
-		bool to_stderr = !o->output_path &&
-				 (o->fmt == FMT_JSON || o->fmt == FMT_OPENMETRICS ||
-				  o->fmt == FMT_SVG || o->fmt == FMT_BPFTRACE || o->folded);
-
-		ret = child_spawn(&r->child, o->command, to_stderr, err, sizeof(err));
-		if (ret) {
-			err_msg("%s", err);
-			return EXIT_FAIL;
-		}
-		r->have_child = true;
-		req->pids = &r->child.pid;
-		req->npids = 1;
-		req->follow_fork = true;
-		req->fork = true;
-	}
-	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	if (o->key == KEY_CGROUP && !r->bycg.on && !o->replay_path &&
-	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth,
-			   o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups : CGROUP_IDS_LIMIT, err,
-			   sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	req->comm = o->comm[0] ? o->comm : NULL;
-	req->waking = (an_events(o) & (1u << SEV_WAKING)) != 0;
-	/*
-	 * where this kernel loses the sched_wakeup an idle CPU does, the
-	 * sched_waking in the waker's context starts the wait instead
-	 */
-	if (r->drops_possible && (o->modes & AN_RUNQ))
-		req->waking = true;
-	req->record_path = o->record_path;
-	if (o->record_path) {
-		/* the pages go to the recorder, opened once the backend is */
-		req->page_sink = run_page;
-		req->page_arg = r;
-	}
-	if (o->flight.keep_ns)
-		req->waking = true;	/* as a recording keeps it */
-	req->replay_path = o->replay_path;
-	req->cgroup_moves = by_cgroup_want_moves(&r->bycg, req);
-	req->agg.modes = o->modes;
-	req->agg.key = o->key;
-	req->agg.unit_ns = o->msecs ? 1000000 : 1000;
-	req->agg.off_min_ns = o->min_us * 1000;
-	req->agg.off_max_ns = o->max_us == UINT64_MAX ? UINT64_MAX : o->max_us * 1000;
-	req->agg.compat = o->compat;
-	req->kstack = o->kstack && !o->late_stacks;	/* late: none in the trace */
-	/* --wakers -K: the waker's stack at each sched_waking, too */
-	req->waking_kstack = req->kstack && o->wakers;
-	req->cpu_samples = (an_events(o) & (1u << SEV_SAMPLE)) != 0;
-	req->ustack = o->ustack;
-	req->stack_states = o->state;
-	/* runq (runqslower, runqlen too): preempted or not is all a switch must say */
-	req->switch_minimal = o->modes == AN_RUNQ && !o->kstack && !o->ustack && !o->state &&
-			      o->compat != COMPAT_BPFTRACE && !o->record_path && !req->cpu_samples &&
-			      !o->comm[0];	/* the records carry no names: -c reads them */
-	return -1;
-}
-
-/*
- * --record, record, --flight: the recorder of the backend's pages (the
- * flight store holds SECS + --after + 1 s, at most eight kernel buffers
- * per CPU by default). EXIT_FAIL or -1.
- */
-static int open_recorder(struct run *r)
-{
-	const struct trace_opts *o = r->o;
-	struct backend_rec_src src;
-	char err[512] = "";
-	uint64_t keep = 0;
-	uint32_t kb = 0;
-
-	if (!o->record_path)
-		return -1;
-	if (!r->ops->rec_source || r->ops->rec_source(r->b, &src)) {
-		err_msg("the %s backend cannot record: use --backend=ring or perf", r->ops->name);
-		return EXIT_FAIL;
-	}
-	if (o->flight.keep_ns) {
-		keep = o->flight.keep_ns + o->flight.after_ns + 1000000000ULL;
-		kb = 8 * (o->buffer_kb ? o->buffer_kb : src.buffer_kb ? src.buffer_kb : 8192);
-	}
-	if (recorder_open(&r->rec, o->record_path, &src, keep, kb, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	return -1;
-}
-
-/* Open the backend and say what it lacks. EXIT_* or -1. */
-static int open_backend(struct run *r, const struct trace_req *req)
-{
-	const struct trace_opts *o = r->o;
-	char err[BACKEND_ERRLEN] = "";
-	const char *cgn;
-	unsigned ev;
-
-	if (r->ops->open(&r->b, req, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	if (r->ops->notice && r->ops->notice(r->b))
-		err_msg("%s", r->ops->notice(r->b));
-	r->clock = r->ops->clock(r->b, &r->mono);
-	ev = r->ops->events(r->b);
-	if (o->replay_path && ((o->kstack && !(ev & (1u << SEV_KSTACK))) ||
-			       (o->ustack && !(ev & (1u << SEV_USTACK))))) {
-		err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
-			o->replay_path, o->kstack && !(ev & (1u << SEV_KSTACK)) ? "kernel" : "user",
-			o->kstack ? "-K" : "-U");
-		return EXIT_FAIL;
-	}
-	if (!(ev & (1u << SEV_WAKEUP_NEW)))
-		note_msg("this kernel has no sched_wakeup_new event: a new "
-			"thread's first wait for a CPU is not counted");
-	cgn = by_cgroup_moves_note(&r->bycg, req, ev, r->ops->sampling != NULL);
-	if (cgn)
-		note_msg("%s", cgn);
-	return open_recorder(r);
-}
-
-/* report: the scope the recording was made with, unless -p, -t or --all say otherwise */
-/*
- * report --by cgroup: keyed on the cgroups the recording holds (a run with
- * --by cgroup and --record or --flight keeps them). -1, or EXIT_FAIL said.
- */
-static int recorded_cgroups(struct run *r, const struct backend_window *w)
-{
-	const struct trace_opts *o = r->o;
-	char err[512];
-
-	if (o->key != KEY_CGROUP)
-		return -1;
-	if (!w->cgroups) {
-		err_msg("%s holds no cgroups: a file that keeps them is made by a live analysis "
-			"with --by cgroup ('offcpu-ftrace runq --by cgroup --record FILE', or with "
-			"--flight), not by record", o->replay_path);
-		return EXIT_FAIL;	/* as for a recording without the stacks asked */
-	}
-	if (by_cgroup_open_recorded(&r->bycg, w->cgroups, w->cgroups_keyed, o->cgroup_depth,
-				    o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups :
-				    CGROUP_IDS_LIMIT, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	return -1;
-}
-
-/* A recording's scope (and its cgroups): -1, or EXIT_* when it cannot be reported as asked. */
-static int recorded_scope(struct run *r)
-{
-	const struct trace_opts *o = r->o;
-	const struct rec_scope *s = &r->rscope;
-	struct backend_window w;
-	bool forks;
-	int ret;
-
-	if (!r->ops->recording || r->ops->recording(r->b, &w))
-		return recorded_cgroups(r, &(struct backend_window){ 0 });
-	r->rscope = w.scope;
-	if ((ret = recorded_cgroups(r, &w)) >= 0)
-		return ret;
-	if (!s->kind[0] || !strcmp(s->kind, "all") || o->all || o->pid >= 0 || o->tid >= 0)
-		return -1;
-	r->scope_applied = true;
-	forks = r->ops->events(r->b) & (1u << SEV_FORK);
-	if (!strcmp(s->kind, "command"))
-		note_msg("as recorded, only %s and its descendants%s (--all: every thread "
-			"in the recording)", s->command[0] ? s->command : "the command",
-			forks ? "" : "; the recording has no fork events, so only its first "
-			"process");
-	else
-		note_msg("as recorded, only %s %d (--all: every thread in the recording)",
-			!strcmp(s->kind, "pid") ? "process" : "thread", s->id);
-	return -1;
 }
 
 /* The analyzer as @o asks, on this backend's state table. EXIT_* or -1. */
@@ -842,6 +648,11 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 		cfg->group_arg = &r->bycg;
 	}
 	cfg->max_stacks = o->max_stacks;
+	r->trust = run_trust(r);
+	cfg->cpu_trust = r->trust;
+	cfg->ncpu = r->ops->lost(r->b, r->lost_now, RUN_MAX_CPUS);
+	/* events traced: a sampling or aggregating backend has no CPU state to show */
+	cfg->cpu_state = an_cpu_state(o) && (r->ops->caps & BCAP_EVENTS);
 	cfg->tgid_of = run_tgid;
 	cfg->comm_of = run_comm;
 	cfg->tgid_arg = r;
@@ -874,77 +685,38 @@ static int analyzer_from_opts(struct run *r, struct an_cfg *cfg)
 	return -1;
 }
 
-/* -o FILE and the recording can be written: found out now, not after a long window. */
-static int check_output(const struct trace_opts *o)
-{
-	const char *paths[2] = { o->record_only ? NULL : o->output_path, o->record_path };
-	char err[512];
-	struct out t;
-
-	for (int i = 0; i < 2; i++) {
-		if (!paths[i])
-			continue;
-		if (out_begin(&t, paths[i], err, sizeof(err))) {
-			err_msg("%s", err);
-			return EXIT_FAIL;
-		}
-		out_end(&t, false, err, sizeof(err));
-	}
-	return -1;
-}
-
 /*
- * --dry-run, past the checks run_trace() made (command, output, backend):
- * the cgroup resolves, a recording opens and has what is asked of it;
- * then the plan. Nothing is traced and nothing in tracefs is written.
+ * -o FILE and the recording can be written, and neither is the recording
+ * read: found out now, not after a long window. r->out is ready for the
+ * run (out_close() at its end). -1, or the exit status (said).
  */
-static int dry_run(struct run *r)
+static int check_output(struct run *r)
 {
 	const struct trace_opts *o = r->o;
-	char err[BACKEND_ERRLEN] = "";
+	const char *inputs[] = { o->replay_path, NULL };
+	unsigned check = o->dry_run ? OUT_CHECK_ONLY : 0;
+	char err[512];
+	struct out t;
 	int ret;
 
-	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
+	if (o->record_path && !o->record_only && o->output_path &&
+	    !strcmp(o->output_path, o->record_path)) {
+		usage_err(o->cmd, "-o and --record name the same file, %s: give two",
+			  o->record_path);
+		return EXIT_USAGE;
 	}
-	/* --by cgroup: the hierarchy it would key on (said in the plan) */
-	if (o->key == KEY_CGROUP && !o->replay_path &&
-	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth, 1, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	say_pick_note(r);
-	if (o->replay_path) {
-		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,
-					 .ustack = o->ustack };
-		unsigned ev;
-
-		if (r->ops->open(&r->b, &req, err, sizeof(err))) {
-			err_msg("%s", err);
-			return EXIT_FAIL;
-		}
-		ev = r->ops->events(r->b);
-		ret = recorded_scope(r);
-		r->ops->close(r->b, err, sizeof(err));
-		if (ret >= 0)
-			return ret;
-		if ((o->kstack && !(ev & (1u << SEV_KSTACK))) ||
-		    (o->ustack && !(ev & (1u << SEV_USTACK)))) {
-			err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
-				o->replay_path, o->kstack && !(ev & (1u << SEV_KSTACK)) ?
-				"kernel" : "user", o->kstack ? "-K" : "-U");
-			return EXIT_FAIL;
-		}
-	}
-	run_print_plan(r);
-	by_cgroup_close(&r->bycg);
-	if (fflush(stdout) || ferror(stdout)) {
-		err_msg("cannot write the output: %s", strerror(errno ? errno : EIO));
-		return EXIT_FAIL;
-	}
-	return EXIT_OK;
+	/* the recording's first: -o's device or FIFO is opened last, for the run */
+	ret = o->record_path ? out_open(&t, o->record_path, inputs,
+					OUT_CHECK_ONLY | OUT_RECORDING, err, sizeof(err)) : 0;
+	if (!ret)
+		ret = out_open(&r->out, o->record_only ? NULL : o->output_path, inputs, check,
+			       err, sizeof(err));
+	if (!ret)
+		return -1;
+	err_msg("%s", err);
+	return ret == -EINVAL ? EXIT_USAGE : EXIT_OUTPUT;
 }
+
 
 /* -- COMMAND: its exit status becomes ours once the window is closed. */
 static int child_finish(struct run *r, int status)
@@ -961,6 +733,7 @@ static int child_finish(struct run *r, int status)
 	if (!r->child.done && sig_count)
 		kill(r->child.pid, sig_last);
 	cs = child_wait(&r->child);
+	overhead_link_tell(&r->child, cs, r->ops ? r->ops->name : NULL);
 	return status == EXIT_OK ? cs : status;
 }
 
@@ -977,6 +750,15 @@ int run_trace(const struct trace_opts *o)
 		return EXIT_FAIL;
 	}
 	r->o = o;
+	if (o->record_path && backend_ops_named(o->backend) &&
+	    !(backend_ops_named(o->backend)->caps & BCAP_RECORD)) {
+		usage_err(o->cmd, "%s: recordings are made by the ring or perf backend, not %s",
+			  o->record_only ? "record" : "--record", o->backend);
+		free(r);
+		return EXIT_USAGE;
+	}
+	/* before the command is spawned: it must not inherit overhead's pipe */
+	overhead_link_take();
 	if (o->command && child_can_exec(o->command[0], why, sizeof(why))) {
 		err_msg("%s", why);
 		free(r);
@@ -990,8 +772,15 @@ int run_trace(const struct trace_opts *o)
 		free(r);
 		return EXIT_FAIL;
 	}
-	if (check_output(o) >= 0 || (!o->replay_path && !cli_tracefs_ready(o->tracefs)) ||
-	    !pick_backend(r, o)) {
+	status = check_output(r);
+	if (status >= 0) {
+		free(r);
+		return status;
+	}
+	if (!o->replay_path)
+		cli_tracefs_ready(o->tracefs);
+	if (!run_pick_backend(r, o)) {
+		out_close(&r->out);
 		free(r);
 		return EXIT_FAIL;
 	}
@@ -999,26 +788,28 @@ int run_trace(const struct trace_opts *o)
 		/* its frames are its own tokens, not kernel addresses */
 		err_msg("--late-stacks is for the ring and perf backends: %s samples its stacks "
 			"itself (drop --late-stacks)", r->ops->name);
+		out_close(&r->out);
 		free(r);
 		return EXIT_FAIL;
 	}
 	if (o->dry_run) {
-		status = dry_run(r);
+		status = run_dry_run(r);
 		by_cgroup_close(&r->bycg);
+		out_close(&r->out);
 		free(r);
 		return status;
 	}
-	status = request_from_opts(r, &req);
+	status = run_request(r, &req);
 	if (status < 0) {
-		say_pick_note(r);
+		run_say_pick(r);
 		status = run_setup_symbols(r);
 	}
 	if (status >= 0)
 		goto out_free;
 	sig_setup();
-	status = open_backend(r, &req);
+	status = run_open_backend(r, &req);
 	if (status < 0 && o->replay_path)
-		status = recorded_scope(r);
+		status = run_recorded_scope(r);
 	if (status < 0)
 		status = analyzer_from_opts(r, &cfg);
 	if (status < 0 && o->late_stacks &&
@@ -1050,6 +841,9 @@ out_free:
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(r->tids);
+	free(r->snap);
+	free(r->whole);
+	out_close(&r->out);
 	free(r);
 	return status;
 }

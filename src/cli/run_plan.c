@@ -5,6 +5,7 @@
  * the output can be written, the backend can run here): the backend and
  * why, the events, the scope and filters, the window, the output.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +14,16 @@
 #include "procfs.h"
 #include "run.h"
 
-static void print_events(FILE *f, const struct run *r)
+static void print_events(FILE *f, const struct run *r, const struct trace_req *req)
 {
 	const struct trace_opts *o = r->o;
-	const char *name = r->ops->name;
-	/* the fill from sched_waking is the ring's and perf's (hist aggregates) */
-	bool waking = (an_events(o) & (1u << SEV_WAKING)) != 0 ||
-		      (r->drops_possible && (o->modes & AN_RUNQ) && strcmp(name, "hist"));
+	unsigned caps = r->ops->caps;
 
-	if (!strcmp(name, "file")) {
+	if (caps & BCAP_REPLAY) {
 		fprintf(f, "events:   those in %s\n", o->replay_path);
 		return;
 	}
-	if (!strcmp(name, "proc")) {
+	if (caps & BCAP_SAMPLES) {
 		fprintf(f, "events:   none: each thread's /proc schedstat%s sampled %u times a "
 			"second (no distribution, totals exact)\n",
 			o->kstack ? ", status and stack (or wchan)" :
@@ -33,24 +31,31 @@ static void print_events(FILE *f, const struct run *r)
 			o->rate_hz ? o->rate_hz : 20);
 		return;
 	}
-	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s%s",
-		waking ? ", sched_waking" : "", o->command ? ", sched_process_fork" : "",
-		/* as by_cgroup_want_moves() asks */
-		o->key == KEY_CGROUP && !o->record_path && !o->flight.keep_ns ?
-		", cgroup_attach_task and cgroup_transfer_tasks where the kernel has them" : "");
-	if (!strcmp(name, "perf"))
-		fputs(" (perf tracepoints), with perf's context-switch records", f);
-	else if (!strcmp(name, "hist"))
-		fputs(", aggregated in the kernel by hist triggers and synthetic events", f);
-	else
-		fputs(", in a tracefs instance of its own", f);
+	if (req->switches_only) {
+		fprintf(f, "events:   context switches and%s forks from perf's context-switch "
+			"records alone (no tracepoint: who left, preempted or not, and who "
+			"came)\n", req->fork ? "" : " no");
+		return;
+	}
+	/* the fill from sched_waking is the event backends' (the kernel's sums have none) */
+	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s%s%s, %s",
+		req->waking && (caps & BCAP_EVENTS) ? ", sched_waking" : "",
+		req->fork ? ", sched_process_fork" : "",
+		req->cpu_samples ? ", CPU clock samples" : "",
+		req->cgroup_moves ? ", cgroup_attach_task and cgroup_transfer_tasks where the "
+		"kernel has them" : "", r->ops->source);
+	/* a scope that a kernel filter would keep to its own threads' events */
+	if ((o->pid >= 0 || o->tid >= 0 || o->command) && run_every_switch(r))
+		fputs("; every CPU's switches, not only the selected threads' (which CPUs "
+		      "idle: the selection is made here)", f);
 	if (o->late_stacks)
 		fprintf(f, "; kernel stacks read from /proc/TID/stack of threads blocked "
 			">= --min, every %llu ms (--late-stacks)",
 			(unsigned long long)(late_stacks_period_ns(o->min_us) / 1000000));
-	else if (o->kstack || o->ustack)
-		fprintf(f, "; %s stacks at each switch-out", o->kstack && o->ustack ?
-			"kernel and user" : o->kstack ? "kernel" : "user");
+	else if (req->kstack || req->ustack)
+		fprintf(f, "; %s stacks at each switch-out%s", req->kstack && req->ustack ?
+			"kernel and user" : req->kstack ? "kernel" : "user", req->waking_kstack ?
+			" and the waker's kernel stack at each sched_waking" : "");
 	fputc('\n', f);
 }
 
@@ -120,13 +125,15 @@ static void print_window(FILE *f, const struct trace_opts *o)
 		fprintf(f, "%g s\n", s);
 }
 
-static void print_output(FILE *f, const struct trace_opts *o)
+static void print_output(FILE *f, const struct run *r)
 {
 	static const char *const fmts[] = { "text (BCC's layout)", "text (bpftrace's layout)",
-					    "JSON", "OpenMetrics", "SVG" };
-	_Static_assert(sizeof(fmts) / sizeof(fmts[0]) == FMT_SVG + 1, "a name per format");
+					    "JSON", "OpenMetrics", "SVG",
+					    "a Perfetto trace (Chrome trace-event JSON)" };
+	_Static_assert(sizeof(fmts) / sizeof(fmts[0]) == FMT_PERFETTO + 1, "a name per format");
 	static const char *const keys[] = { "one histogram", "per process", "per thread",
 					    "per CPU", "per thread name", "per cgroup" };
+	const struct trace_opts *o = r->o;
 
 	if (o->flight.keep_ns) {
 		fprintf(f, "flight:   the last %.6g s kept in memory; saved as %s", (double)o->flight.keep_ns / 1e9,
@@ -163,14 +170,15 @@ static void print_output(FILE *f, const struct trace_opts *o)
 	if (o->top)
 		fprintf(f, ", the top %u", o->top);
 	fprintf(f, ", to %s%s\n", o->output_path ? o->output_path : "standard output",
-		o->output_path ? " (atomically)" : "");
+		r->out.kind == OUT_FILE ? " (atomically)" :
+		r->out.kind == OUT_THROUGH ? " (written through: a device or FIFO)" : "");
 	if (o->record_path && !o->flight.keep_ns)
 		fprintf(f, "also:     the events recorded to %s\n", o->record_path);
 	if (o->strict)
 		fputs("strict:   exit 3 when the results are partial\n", f);
 }
 
-void run_print_plan(const struct run *r)
+void run_print_plan(const struct run *r, const struct trace_req *req)
 {
 	const struct trace_opts *o = r->o;
 	FILE *f = stdout;
@@ -178,7 +186,7 @@ void run_print_plan(const struct run *r)
 	fprintf(f, "dry run: %s (%s): every check passed, nothing traced\n",
 		o->replay_path ? "report" : o->cmd, run_what(o));
 	fprintf(f, "backend:  %s%s%s\n", r->ops->name, r->why[0] ? ": " : "", r->why);
-	print_events(f, r);
+	print_events(f, r, req);
 	print_scope(f, r);
 	if (r->bycg.on) {
 		char cg[4300];
@@ -187,5 +195,63 @@ void run_print_plan(const struct run *r)
 		fprintf(f, "cgroups:  keyed on %s\n", cg);
 	}
 	print_window(f, o);
-	print_output(f, o);
+	print_output(f, r);
+}
+
+/*
+ * --dry-run, past the checks run_trace() made (command, output, backend):
+ * the cgroup resolves, a recording opens and has what is asked of it;
+ * then the plan. Nothing is traced and nothing in tracefs is written.
+ */
+int run_dry_run(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	char err[BACKEND_ERRLEN] = "";
+	int ret;
+
+	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	/* --by cgroup: the hierarchy it would key on (said in the plan) */
+	if (o->key == KEY_CGROUP && !o->replay_path &&
+	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth, 1, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	run_say_pick(r);
+	if (o->replay_path) {
+		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,
+					 .ustack = o->ustack };
+		unsigned ev;
+
+		if (r->ops->open(&r->b, &req, err, sizeof(err))) {
+			err_msg("%s", err);
+			return EXIT_FAIL;
+		}
+		ev = r->ops->events(r->b);
+		ret = run_recorded_scope(r);
+		r->ops->close(r->b, err, sizeof(err));
+		if (ret >= 0)
+			return ret;
+		if ((an_kstack_required(o) && !(ev & (1u << SEV_KSTACK))) ||
+		    (o->ustack && !(ev & (1u << SEV_USTACK)))) {
+			err_msg("%s has no %s stacks: record with 'offcpu-ftrace record %s'",
+				o->replay_path, o->kstack && !(ev & (1u << SEV_KSTACK)) ?
+				"kernel" : "user", o->kstack ? "-K" : "-U");
+			return EXIT_FAIL;
+		}
+	}
+	{
+		struct trace_req plan;
+
+		run_plan_request(r, &plan);
+		run_print_plan(r, &plan);
+	}
+	by_cgroup_close(&r->bycg);
+	if (fflush(stdout) || ferror(stdout)) {
+		err_msg("cannot write the output: %s", strerror(errno ? errno : EIO));
+		return EXIT_OUTPUT;
+	}
+	return EXIT_OK;
 }

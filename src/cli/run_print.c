@@ -109,8 +109,8 @@ static void xval_report(struct run *r, const struct an_view *v)
 		err_msg("--xval: cannot compare: %s", err);
 	} else {
 		snprintf(what, sizeof(what), "%s backend", r->ops->name);
-		a = (struct cmp_side){ "offcpu-ftrace", what, &da };
-		b = (struct cmp_side){ "bpftrace", "the same rules as a bpftrace program", &db };
+		a = (struct cmp_side){ "offcpu-ftrace", what, &da, NULL };
+		b = (struct cmp_side){ "bpftrace", "the same rules as a bpftrace program", &db, NULL };
 		if (r->o->fmt == FMT_JSON) {
 			cmp_print_json(r->out.f, &a, &b, 0, false);
 		} else {
@@ -136,7 +136,8 @@ void run_view(const struct run *r, struct an_view *v)
 	v->backend_why = r->why[0] ? r->why : NULL;
 	v->clock = r->clock;
 	v->events = r->b ? r->ops->events(r->b) : 0;
-	v->replaces = o->output_path != NULL;
+	v->backend_caps = r->ops->caps;
+	v->replaces = r->out.kind == OUT_FILE;
 	v->start_ns = r->start_ns;
 	if (!o->replay_path && r->mono) {
 		struct timespec rt, mt;
@@ -158,9 +159,58 @@ void run_view(const struct run *r, struct an_view *v)
 	v->child = r->have_child;
 	v->child_cpu_ns = r->have_child && r->child.reaped ? r->child.cpu_ns : 0;
 	v->cgroup = o->cgroup ? &r->cg : NULL;
+	v->whole = r->whole;
+	v->nwhole = r->nwhole;
 }
 
-/* the backend's counters since the last print: lost, recovered, dropped */
+void run_whole_start(struct run *r)
+{
+	const struct trace_opts *o = r->o;
+	const int32_t *tids = o->pid >= 0 ? r->start_tids : &o->tid;
+	unsigned n = o->pid >= 0 ? r->nstart_tids : o->tid >= 0 ? 1 : 0, i;
+	uint64_t delay;
+
+	/* only where /proc names the trace's threads (not the host's pids) */
+	if (!n || o->replay_path || r->host_pids)
+		return;
+	r->snap = calloc(n, sizeof(*r->snap));
+	for (i = 0; r->snap && i < n; i++)
+		if (!proc_schedstat(tids[i], &r->snap[r->nsnap].exec, &delay,
+				    &r->snap[r->nsnap].pcount))
+			r->snap[r->nsnap++].tid = tids[i];
+}
+
+void run_whole_end(struct run *r, uint64_t window_ns)
+{
+	uint64_t exec, delay, pcount;
+	unsigned i;
+
+	if (!r->nsnap || r->whole)
+		return;
+	r->whole = calloc(r->nsnap, sizeof(*r->whole));
+	for (i = 0; r->whole && i < r->nsnap; i++) {
+		struct open_block *b = &r->whole[r->nwhole];
+
+		/*
+		 * it never ran since tracing began, and is blocked now: not
+		 * switched in (pcount) and no CPU time (a thread on a CPU at the
+		 * first read that blocks later is switched out, never in)
+		 */
+		if (proc_schedstat(r->snap[i].tid, &exec, &delay, &pcount) ||
+		    pcount != r->snap[i].pcount || exec != r->snap[i].exec ||
+		    proc_task_blocked(r->snap[i].tid, b->state, sizeof(b->state), b->where,
+				      sizeof(b->where)) != 1)
+			continue;
+		b->tid = r->snap[i].tid;
+		if (proc_comm(b->tid, b->comm, sizeof(b->comm)))
+			b->comm[0] = '\0';
+		b->so_far_ns = window_ns;
+		b->whole_window = true;
+		r->nwhole++;
+	}
+}
+
+/* the backend's counters since the last print: lost, recovered, dropped, rejected */
 static void interval_counts(struct run *r, struct an_view *v, uint64_t *lost_iv)
 {
 	unsigned i;
@@ -186,19 +236,62 @@ static void interval_counts(struct run *r, struct an_view *v, uint64_t *lost_iv)
 		v->dropped = now - r->dropped_prev;
 		r->dropped_prev = now;
 	}
+	if (r->ops->rejected) {
+		uint64_t now = r->ops->rejected(r->b);
+
+		v->rejected = now - r->rejected_prev;
+		r->rejected_prev = now;
+		r->rejected_total += v->rejected;
+	}
+}
+
+/*
+ * /proc/stat's idle time per CPU in the interval, into the view, and the
+ * CPU-state model resolved up to the interval's end with it (accurate to
+ * a tick at each end, and the few milliseconds between a read and the
+ * interval's bound)
+ */
+static void close_cpus(struct run *r, struct an_view *v)
+{
+	uint64_t tol = 2 * proc_tick_ns() + 2000000;
+	int i;
+
+	if (r->proc_ok) {
+		for (i = 0; i < r->proc_n; i++)
+			r->proc_iv[i] = r->proc_now[i] > r->proc_prev[i] ?
+					r->proc_now[i] - r->proc_prev[i] : 0;
+		memcpy(r->proc_prev, r->proc_now, sizeof(r->proc_prev));
+		v->proc_idle = r->proc_iv;
+		v->proc_listed = r->proc_listed;
+		v->nproc = (unsigned)r->proc_n;
+		v->proc_tol_ns = tol;
+	}
+	analyzer_close_cpus(&r->an, r->iv_end_ns > r->an.last_ts ? r->iv_end_ns : r->an.last_ts,
+			    v->proc_idle, v->proc_listed, v->nproc, tol);
 }
 
 static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 {
 	struct backend_sampling smp;
+	struct unsized_result us;
 	struct an_view v;
 	uint64_t steal;
 	int ret;
 
 	run_view(r, &v);
 	interval_counts(r, &v, r->lost_iv);
-	if (analyzer_partial(&r->an) || v.dropped)
+	close_cpus(r, &v);
+	r->late_total += r->an.counts.late;
+	r->negative_total += r->an.runq.inc.negative + r->an.off.inc.negative;
+	if (analyzer_partial(&r->an) || v.dropped || v.rejected ||
+	    (analyzer_matched_nothing(&r->an) && !v.nwhole))
 		r->partial_total++;
+	if (analyzer_cpu_unknown_ns(&r->an) && !v.dropped && !v.rejected &&
+	    !r->an.counts.missed_switch && !r->an.counts.unmeasured &&
+	    !r->an.counts.slice_unmeasured && !r->an.counts.late &&
+	    !r->an.runq.inc.negative && !r->an.off.inc.negative &&
+	    !analyzer_matched_nothing(&r->an))
+		r->partial_cpu_only++;
 	v.duration_s = (double)dur_ns / 1e9;
 	v.iv_start_ns = r->iv_start_ns;
 	v.iv_end_ns = r->iv_end_ns;
@@ -213,12 +306,23 @@ static int print_one(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 		v.steal_ns = steal > r->steal_prev ? steal - r->steal_prev : 0;
 		r->steal_prev = steal;
 	}
-	if (final)
-		v.unmeasured_sized = unsized_result(&r->unsized, &v.unmeasured_ns,
-						    &v.unmeasured_unsized);
+	if (unsized_interval(&r->unsized, &us)) {
+		v.unmeasured_sized = true;
+		v.unmeasured_ns = us.ns;
+		v.unmeasured_unsized = us.unsized;
+		v.sched_threads = us.alive;
+		v.sched_run_delay_ns = us.alive_rd_ns;
+		v.sched_measured_ns = us.alive_measured_ns;
+		v.sched_gone = us.gone;
+		v.sched_gone_measured_ns = us.gone_measured_ns;
+		v.sched_gone_sized = us.exits_heard ? (int64_t)us.gone_sized : -1;
+	}
 	ret = r->o->an->print(r->an_state, &v, r->o->fmt, r->out.f);
 	if (ret)
 		return ret;
+	/* what the analysis found missing itself (a critical path's lost link) */
+	if (r->o->an->partial && r->o->an->partial(r->an_state))
+		r->partial_total++;
 	if (final && r->xval)
 		xval_report(r, &v);
 	return 0;
@@ -230,7 +334,7 @@ int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final)
 	int ret;
 
 	/* each interval a whole file: -o with -i keeps the latest one */
-	ret = out_begin(&r->out, r->o->output_path, err, sizeof(err));
+	ret = out_begin(&r->out, err, sizeof(err));
 	if (ret) {
 		err_msg("%s", err);
 		return ret;

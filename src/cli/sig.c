@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Signal handling: handlers only count; the main loop ends the window and restores. */
+/*
+ * Signal handling: handlers only count (SIGCHLD's keeps its time); the main
+ * loop ends the window and restores.
+ */
 #include <string.h>
+#include <time.h>
 
 #include "sig.h"
 
 volatile sig_atomic_t sig_count;
 volatile sig_atomic_t sig_last;
 volatile sig_atomic_t sig_usr1;
+_Atomic uint64_t sig_child_ns;
 
 static void on_signal(int sig)
 {
@@ -15,10 +20,17 @@ static void on_signal(int sig)
 		sig_count++;
 }
 
-/* -- COMMAND's end cuts the wait for the next read short (see sig_setup) */
+/*
+ * -- COMMAND's end cuts the wait for the next read short (see sig_setup),
+ * and its time is kept (clock_gettime is async-signal-safe)
+ */
 static void on_child(int sig)
 {
+	struct timespec ts;
+
 	(void)sig;
+	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		sig_child_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 void sig_setup(void)

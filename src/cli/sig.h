@@ -8,9 +8,17 @@
 #define OFFCPU_SIG_H
 
 #include <signal.h>
+#include <stdint.h>
 
 extern volatile sig_atomic_t sig_count;
 extern volatile sig_atomic_t sig_last;
+
+/*
+ * The CLOCK_MONOTONIC time (ns) of the last SIGCHLD, 0 before the first:
+ * when -- COMMAND exited, to the microsecond, however late the loop
+ * notices (child.c; overhead measures the command's wall time by it)
+ */
+extern _Atomic uint64_t sig_child_ns;
 
 /* --flight: SIGUSR1s received (save the window now), counted by their handler */
 extern volatile sig_atomic_t sig_usr1;

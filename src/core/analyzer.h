@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cpustate.h"
 #include "event.h"
 #include "groups.h"
 #include "posindex.h"
@@ -34,7 +35,16 @@ enum an_compat {
 	COMPAT_BCC,		/* runqlat: wakeup, wakeup_new, switch-out R or R+ */
 	COMPAT_BPFTRACE,	/* runqlat.bt: the same, switch-out R (0) only */
 	COMPAT_PERF,		/* perf sched timehist: first waking wins */
+	/*
+	 * libbpf-tools 0.26: runqlat as BCC's; cpudist's on-CPU mode counts a
+	 * slice only where its task leaves runnable (R, R+), the idle task's
+	 * too (its start map keys pid 0: one start for all CPUs' idle tasks)
+	 */
+	COMPAT_LIBBPF,
 };
+
+/* --compat's name for @c: "bcc", "bpftrace", "perf", "libbpf-tools" */
+const char *an_compat_name(enum an_compat c);
 
 enum an_key {
 	KEY_NONE,		/* one histogram */
@@ -55,8 +65,17 @@ struct an_wait {		/* a run-queue wait of a selected thread ended */
 	int32_t tid, tgid, cpu;		/* tgid -1 unknown; cpu: where it ran */
 	const char *comm;
 	bool preempted;			/* it began with a preemption */
+	uint8_t via;			/* how its start was found: AN_VIA_* */
 	int32_t prev_tid;		/* the task switched out for it (0: idle) */
 	const char *prev_comm;		/* ... its name, "" unknown */
+};
+
+/* an_wait.via: its own event, or what stood in for one the trace lacks */
+enum {
+	AN_VIA_EVENT,		/* its wakeup (waking, with --compat=perf) or preemption */
+	AN_VIA_WAKING,		/* its sched_wakeup is not in the trace: from its waking */
+	AN_VIA_ONTO_IDLE,	/* ... woken onto a CPU idle since before the waking: 0 */
+	AN_VIA_IDLE_WOKEN,	/* no waking either, onto a CPU idle since it blocked: 0 */
 };
 
 struct an_off {			/* an off-CPU interval of a selected thread ended */
@@ -87,6 +106,7 @@ struct an_slice {		/* a task's stretch on a CPU: switch-in -> switch-out */
 					 * switch the trace lost) */
 	int32_t tid, cpu;		/* tid 0: the CPU idled */
 	int32_t next_tid;		/* the task switched in at end_ns (0: idle) */
+	const char *next_comm;		/* ... its name, "" unknown */
 	bool next_selected;		/* ... passes the filters */
 	const char *comm;		/* "" unknown */
 	int64_t state;			/* prev_state it left in */
@@ -97,6 +117,12 @@ struct an_slice {		/* a task's stretch on a CPU: switch-in -> switch-out */
 	 * 0), its state unknown
 	 */
 	bool lost;
+	/*
+	 * start_ns 0 because the switch-in was lost: the CPU's first event
+	 * that showed the task running, which it ran from at the latest (0:
+	 * none); the switch-in lies between the model's bound and this
+	 */
+	uint64_t in_by;
 };
 
 struct an_wake {		/* a wakeup edge: sched_waking, _wakeup or _wakeup_new */
@@ -132,8 +158,25 @@ struct an_sink {
 	 * wakeup of a task still running queues nothing
 	 */
 	void (*queue)(void *arg, int32_t cpu, uint64_t ts, int delta);
-	/* a run-queue wait of selected thread @tid the trace could not measure */
-	void (*unmeasured)(void *arg, int32_t tid);
+	/*
+	 * a task counted on @cpu's queue (queue) was seen running at @to,
+	 * its switch-in lost: it left the queue somewhere in [@from, @to]
+	 * (queue's -1 came at @to)
+	 */
+	void (*queue_lost)(void *arg, int32_t cpu, uint64_t from, uint64_t to);
+	/*
+	 * the CPU-state model's resolved stream (cpustate.h): each CPU's
+	 * state changes and the selected tasks' run-queue changes, in time
+	 * order, once no later event can change them (later than queue)
+	 */
+	void (*cpu)(void *arg, const struct cs_change *c);
+	/* ... and what it said already that turned out not known (cs_sink.late) */
+	void (*cpu_late)(void *arg, int32_t cpu, uint64_t lo_ns, uint64_t hi_ns);
+	/*
+	 * a run-queue wait of selected thread @tid the trace could not
+	 * measure, counted in group @g (NULL: none, the groups were full)
+	 */
+	void (*unmeasured)(void *arg, int32_t tid, struct group *g);
 	/*
 	 * a sampling backend's totals of one selected thread for the interval
 	 * (analyzer_add_thread); @tgid its process, -1 unknown
@@ -209,6 +252,14 @@ struct an_cfg {
 	 */
 	void (*cgroup_moved)(int32_t pid, int32_t root, const char *path, void *arg);
 	void *group_arg;
+	/* the CPU-state model: how much switching the trace holds, the CPUs it covers (0 not known) */
+	enum cs_trust cpu_trust;
+	uint32_t ncpu;
+	/*
+	 * the analysis's figures depend on CPUs' idle state (runqlen -O,
+	 * triage): CPU time of unknown state makes them partial
+	 */
+	bool cpu_state;
 };
 
 /* Intervals that could not be measured, per mode. */
@@ -236,6 +287,9 @@ struct an_counts {
 	uint64_t inferred_slack_ns;	/* ... by at most this much in all */
 	uint64_t unmeasured;		/* run-queue waits of selected threads
 					 * lost to such a gap */
+	uint64_t perf_preempted;	/* --compat=perf: waits after a preemption, which
+					 * perf 6.1's timehist counts as "wait time",
+					 * its "sch delay" 0: in the histogram as 0 */
 	uint64_t from_waking;		/* run-queue waits timed from sched_waking:
 					 * their sched_wakeup is not in the trace */
 	uint64_t onto_idle;		/* ... of those, woken onto a CPU idle since
@@ -279,6 +333,13 @@ struct analyzer {
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
 	uint64_t last_ts;	/* newest event fed */
+	/*
+	 * In the whole run: what was fed (events, a kernel's sums, a
+	 * sampler's totals), and whether -p, -t, -c, --cgroup or -- COMMAND
+	 * let any thread of it through
+	 */
+	uint64_t seen;
+	bool matched;
 	uint64_t now;		/* the time of the event being fed */
 	/*
 	 * Names of threads whose events carry none (perf's switch records),
@@ -294,7 +355,9 @@ struct analyzer {
 	} comm_cache[COMM_CACHE_SLOTS];
 	int32_t *cur;		/* per CPU: task running per the trace, -1 unknown */
 	uint64_t *cur_ts;	/* per CPU: time of its last event */
-	uint64_t *idle_since;	/* per CPU: when it switched to its idle task, 0 not idle */
+	struct cpustate cs;	/* each CPU's state: idle, busy, unknown (cpustate.h) */
+	uint64_t idle_any_ts;	/* --compat=libbpf-tools oncpu: the last switch to any
+				 * CPU's idle task (cpudist's start of pid 0) */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
 	int32_t *wake_stack_tid;	/* wakers, per CPU: thread whose waker's stack comes next */
 	char (*cur_comm)[COMM_LEN];	/* wakers, per CPU: the running task's name */
@@ -302,16 +365,13 @@ struct analyzer {
 	uint64_t *in_ts;	/* ... since when */
 	struct stacktab kstacks, ustacks;
 	struct stackagg agg;	/* off-CPU time by (id, kstack, ustack) */
-	struct {
-		int32_t *tid;	/* the followed tasks, n of cap */
-		uint32_t n, cap;
-		struct posindex index;
-	} follow;		/* -- COMMAND's tasks */
+	struct tidset follow;	/* -- COMMAND's tasks, max of them at most */
 	struct an_sink sinks[AN_MAX_SINKS];
 	unsigned nsinks;
 	bool want_slices;	/* a sink takes slices: slice_ts is kept */
 	bool want_queue;	/* a sink takes run-queue changes */
 	uint64_t *slice_ts;	/* per CPU: when its current task went on, 0 unknown */
+	uint64_t *slice_by;	/* ... and when not: when the trace first showed it on, 0 none */
 	struct { int32_t tid; int8_t in; } cg_cache[1 << TGID_CACHE_BITS];
 	struct { int32_t tid, tgid; } tgid_cache[1 << TGID_CACHE_BITS];
 };
@@ -342,13 +402,44 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 void analyzer_add_kstack_n(struct analyzer *an, int32_t tid, const char *comm,
 			   const uint64_t *frames, uint32_t depth, uint64_t n, uint64_t sum_ns);
 /*
- * The selected threads' results are partial: a switch or wakeup of theirs
- * was missing from the trace (intervals inferred or not measured).
+ * The results are partial: a switch or wakeup of the selected threads was
+ * missing from the trace (intervals inferred or not measured), an event
+ * came out of time order, or an interval ended before it began.
+ */
+/*
+ * A filter (-p, -t, -c, --cgroup, -- COMMAND) matched no thread of what
+ * the run saw so far: an empty result that must not pass for complete
+ * (the threads did not run, or their pids are not the trace's).
+ */
+static inline bool analyzer_matched_nothing(const struct analyzer *an)
+{
+	const struct an_cfg *c = &an->cfg;
+
+	return (c->pid >= 0 || c->tid >= 0 || c->comm[0] || c->follow || c->in_cgroup) &&
+	       an->seen > 0 && !an->matched;
+}
+
+/*
+ * CPU time whose idle state the trace did not show, in the interval (after
+ * analyzer_close_cpus), when the analysis's figures depend on it; else 0
+ */
+static inline uint64_t analyzer_cpu_unknown_ns(const struct analyzer *an)
+{
+	return an->cfg.cpu_state ? cpustate_unknown_ns(&an->cs) : 0;
+}
+
+/*
+ * Did the trace miss what the results need? (Not counted here: a filter
+ * that matched nothing, which the run may explain: threads blocked the
+ * whole window.) CPU state it did not show, where the analysis depends
+ * on it, is.
  */
 static inline bool analyzer_partial(const struct analyzer *an)
 {
 	return an->counts.missed_switch > 0 || an->counts.unmeasured > 0 ||
-	       an->counts.slice_unmeasured > 0;
+	       an->counts.slice_unmeasured > 0 || an->counts.late > 0 ||
+	       an->runq.inc.negative > 0 || an->off.inc.negative > 0 ||
+	       an->counts.follow_overflow > 0 || analyzer_cpu_unknown_ns(an) > 0;
 }
 
 /*
@@ -383,6 +474,17 @@ unsigned analyzer_late_kstacks(struct analyzer *an, uint64_t before, an_stack_re
 
 /* Counts intervals still open (call once, when the window has ended). */
 void analyzer_finish(struct analyzer *an);
+/* The window starts at @ts (trace clock): CPUs' states count from here (else: the first event). */
+void analyzer_window_start(struct analyzer *an, uint64_t ts);
+/*
+ * The interval ends at @end (0: the last event's time): the CPU-state
+ * model resolves every CPU up to it, with each CPU's idle time in it from
+ * /proc/stat (@proc_idle, @nproc entries, accurate to @tol_ns, @listed
+ * false for an offline CPU; NULL not known: cpustate_close()), and its
+ * subscribers hear the rest of its stream. Before the interval is printed.
+ */
+void analyzer_close_cpus(struct analyzer *an, uint64_t end, const uint64_t *proc_idle,
+			 const bool *listed, unsigned nproc, uint64_t tol_ns);
 /* Start a new reporting interval: histograms and counters cleared, pending
  * starts kept (an interval is reported where it ends). */
 void analyzer_next_interval(struct analyzer *an);

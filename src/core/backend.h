@@ -29,6 +29,18 @@ struct rec_scope {
  * A window as a recording holds it: what the recorder writes into the
  * file, and what recording() reads back from one.
  */
+/* Which context switches a trace holds (backend_ops.switches, a recording's). */
+enum bk_switches {
+	/*
+	 * the sched_switch tracepoint's: every one, unless the kernel loses
+	 * those out of idle (the 6.18 host's: the drop probe says)
+	 */
+	BK_SW_TRACEPOINT,
+	BK_SW_ALL,		/* every one: perf's context-switch records */
+	BK_SW_LOSSY,		/* a recording that may lack switches out of idle */
+	BK_SW_SELECTED,		/* the selected threads' only: an in-kernel pid filter */
+};
+
 struct backend_window {
 	const char *clock;		/* trace clock of the events ("mono") */
 	uint64_t start_ns, end_ns;	/* the traced window, in that clock */
@@ -56,6 +68,15 @@ struct backend_window {
 	 * what saved a flight recording, in words (its flight_trigger), or NULL.
 	 */
 	const char *extra;
+	int switches;			/* enum bk_switches: which the trace holds */
+	/*
+	 * each CPU's idle time in the window, /proc/stat's idle + iowait,
+	 * @nproc entries, proc_listed[cpu] false where it had no line
+	 * (offline); proc_idle NULL when not known
+	 */
+	const uint64_t *proc_idle;
+	const bool *proc_listed;
+	unsigned nproc;
 };
 
 /* Where a recording's formats and per-CPU stats come from (rec_source). */
@@ -116,6 +137,12 @@ struct trace_req {
 	 * with another complete source of switches may use it alone
 	 */
 	bool switch_minimal;
+	/*
+	 * no tracepoint at all: the switches from a source that needs no
+	 * tracefs and names tasks by this process's pid namespace (perf's
+	 * context-switch records); events() says what there is (switches)
+	 */
+	bool switches_only;
 	const char *stack_states;	/* --state letters (NULL all): only
 					 * those switch-outs carry stacks */
 	/*
@@ -147,8 +174,19 @@ struct backend_sampling {
 					 * processes), or NULL */
 };
 
+/* What a backend can do (backend_ops.caps): asked, never inferred from its name. */
+#define BCAP_EVENTS 0x1		/* it feeds single events (not the kernel's sums) */
+#define BCAP_RECORD 0x2		/* it can make a recording (page_sink, rec_source) */
+#define BCAP_SUMS 0x4		/* the kernel aggregates (hist triggers): collect() */
+#define BCAP_SAMPLES 0x8	/* it samples /proc: totals, no single events */
+#define BCAP_REPLAY 0x10	/* it reads a recording */
+#define BCAP_SWITCH_RECORDS 0x20	/* perf's context-switch records beside the tracepoints */
+
 struct backend_ops {
 	const char *name;
+	unsigned caps;			/* BCAP_* */
+	/* where the events come from, for --dry-run's plan ("in a tracefs instance of its own") */
+	const char *source;
 	/*
 	 * Set up everything, tracing still off. Returns 0 or a negative
 	 * errno with a one-line reason and fix in @err. *b is set even on
@@ -187,6 +225,12 @@ struct backend_ops {
 	 * could not keep (a full map), cumulative; the results are partial
 	 */
 	uint64_t (*dropped)(struct backend *b);
+	/*
+	 * optional (recordings): records that cannot be true (a CPU's time
+	 * stepping back or past the recording's end, a pid out of range),
+	 * skipped, cumulative; the results are partial
+	 */
+	uint64_t (*rejected)(struct backend *b);
 	/*
 	 * optional: the name of a kernel frame the backend gave the analyzer
 	 * (a token from an aggregating backend, an address from a recording,
@@ -235,6 +279,12 @@ struct backend_ops {
 	 * context-switch records), cumulative
 	 */
 	uint64_t (*recovered)(struct backend *b);
+	/*
+	 * optional, after open(): which context switches the trace holds
+	 * (enum bk_switches); without it, BK_SW_TRACEPOINT. The CPU-state
+	 * model trusts the trace that far (docs/design.md).
+	 */
+	int (*switches)(struct backend *b);
 	/*
 	 * optional, sampling backends: fill @s; 0. Their totals come from the
 	 * kernel's counters, their distributions and stacks from samples.

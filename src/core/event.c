@@ -16,6 +16,20 @@ uint64_t sched_states_mask(const struct sched_states *st, const char *letters)
 	return m;
 }
 
+void sched_states_default(struct sched_states *st)
+{
+	static const char letters[] = "SDTtXZPI";
+	unsigned i;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; letters[i]; i++) {
+		st->letter[i].bit = 1ull << i;
+		st->letter[i].letter = letters[i];
+	}
+	st->nletters = i;
+	st->preempt_mask = 0x100;	/* TASK_REPORT_MAX, 4.14 and later */
+}
+
 const char *sched_ev_name(unsigned type)
 {
 	static const char *const names[SEV_NTYPES] = {

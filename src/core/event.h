@@ -71,6 +71,13 @@ struct sched_event {
 	 */
 	const char *comm;
 	const char *next_comm;
+	/*
+	 * the kernel's priorities of pid / next_pid (120 = nice 0), where the
+	 * event says them (has_prio: a tracepoint whose format has prio,
+	 * prev_prio, next_prio; a perf switch record named from the stream)
+	 */
+	int32_t prio, next_prio;
+	bool has_prio;
 	/* SEV_KSTACK/SEV_USTACK: frames, innermost first; borrowed */
 	const uint64_t *stack;
 	uint32_t stack_depth;
@@ -113,6 +120,12 @@ struct sched_states {
 	} letter[STATE_LETTERS];
 };
 
+/*
+ * The letters of 4.14 and later's TASK_REPORT (S D T t X Z P I, then R+),
+ * for a backend that has no format file to read them from (perf's
+ * context-switch records alone, which say only "preempted" or not).
+ */
+void sched_states_default(struct sched_states *st);
 /* Bits of prev_state whose letter is in @letters (e.g. "XZ"). */
 uint64_t sched_states_mask(const struct sched_states *st, const char *letters);
 /* prev_state says the task was still runnable (R or R+). */

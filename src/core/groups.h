@@ -20,6 +20,13 @@ struct group {
 	char comm[COMM_LEN];	/* last comm seen for this id ("" if none) */
 	struct hist h;
 	uint64_t unmeasured;	/* intervals the trace could not measure */
+	/*
+	 * ... the time they held, from the threads' own schedstat (set after
+	 * the interval by whoever sized them: unmeasured_sized), and how
+	 * many of them are in threads that could not be sized (gone)
+	 */
+	uint64_t unmeasured_ns, unmeasured_unsized;
+	bool unmeasured_sized;
 	/* triage: blocked time by the state it began in (S, D, other), the
 	 * wait for a CPU after the wakeup left out */
 	uint64_t blk_s_ns, blk_d_ns, blk_other_ns;

@@ -9,6 +9,8 @@
 #ifndef OFFCPU_POSINDEX_H
 #define OFFCPU_POSINDEX_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct posindex {
@@ -42,5 +44,25 @@ static inline uint64_t posindex_mix(uint64_t key)
 
 	return x ^ (x >> 32);
 }
+
+/*
+ * A set of task ids (tids or pids, > 0) on a posindex: the members in
+ * the order they came in v, the index over them. Zeroed, it is empty and
+ * without limit; it grows as members come (the index rebuilt each time v
+ * does), up to @max members when that is set.
+ */
+struct tidset {
+	int32_t *v;
+	uint32_t n;
+	uint32_t max;		/* members at most; 0: no limit */
+	size_t cap;		/* of v, and the index's entries */
+	struct posindex index;	/* tid -> position in v */
+};
+
+bool tidset_has(const struct tidset *s, int32_t tid);
+/* Add @tid once: 0 (added, or a member already), -ENOSPC with max members, or -ENOMEM. */
+int tidset_add(struct tidset *s, int32_t tid);
+/* Free the set; it is empty (and without limit) again. */
+void tidset_fini(struct tidset *s);
 
 #endif

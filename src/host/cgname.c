@@ -276,7 +276,7 @@ static bool is_hex(const char *s, size_t n, const char *also)
 	return true;
 }
 
-/* The container id a component names: 64 hex digits, bare or as <runtime>-<id>.scope. */
+/* The container id a component names: 64 hex digits, bare or as <runtime>-<id>[.scope]. */
 static const char *container_id(const char *s, size_t n)
 {
 	static const char *const runtimes[] = { "docker-", "cri-containerd-", "crio-", "libpod-" };
@@ -287,8 +287,10 @@ static const char *container_id(const char *s, size_t n)
 	for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
 		size_t pl = strlen(runtimes[i]);
 
-		if (n == pl + 64 + 6 && !memcmp(s, runtimes[i], pl) && is_hex(s + pl, 64, "") &&
-		    !memcmp(s + pl + 64, ".scope", 6))
+		/* systemd's cgroup manager adds ".scope"; cgroupfs's (podman's
+		 * libpod_parent/libpod-<id>) does not */
+		if ((n == pl + 64 + 6 || n == pl + 64) && !memcmp(s, runtimes[i], pl) &&
+		    is_hex(s + pl, 64, "") && (n == pl + 64 || !memcmp(s + pl + 64, ".scope", 6)))
 			return s + pl;
 	}
 	return NULL;

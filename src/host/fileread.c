@@ -10,13 +10,25 @@
 
 char *file_read_max(const char *path, size_t max, size_t *len)
 {
-	size_t cap = 0, n = 0, room;
-	char *buf = NULL, *nb;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t r;
+	char *buf;
 
 	if (fd < 0)
 		return NULL;
+	buf = file_read_fd_max(fd, max, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return buf;
+}
+
+char *file_read_fd_max(int fd, size_t max, size_t *len)
+{
+	size_t cap = 0, n = 0, room;
+	char *buf = NULL, *nb;
+	ssize_t r;
+	int e;
+
 	for (;;) {
 		if (n >= max) {
 			errno = EFBIG;
@@ -39,14 +51,12 @@ char *file_read_max(const char *path, size_t max, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
 fail:
 	e = errno;
-	close(fd);
 	free(buf);
 	errno = e;
 	return NULL;
@@ -55,6 +65,54 @@ fail:
 char *file_read(const char *path, size_t *len)
 {
 	return file_read_max(path, FILE_READ_MAX, len);
+}
+
+const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+int file_open_input(const char *path, mode_t *type)
+{
+	struct stat st, now;
+	int fd, fl, e;
+
+	/* refused before any open: opening a device can do things (a watchdog) */
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (type)
+		*type = st.st_mode & S_IFMT;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	/* O_NONBLOCK: the name may have become a FIFO since */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &now) < 0 || (fl = fcntl(fd, F_GETFL)) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	if (type)
+		*type = now.st_mode & S_IFMT;
+	if (!S_ISREG(now.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	return fd;
 }
 
 int file_pread_all(int fd, void *buf, size_t n, uint64_t off)

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define FILE_READ_MAX (16u << 20)	/* default bound: 16 MiB */
@@ -18,6 +19,20 @@
 char *file_read_max(const char *path, size_t max, size_t *len);
 /* file_read_max() with FILE_READ_MAX. */
 char *file_read(const char *path, size_t *len);
+/* The same from the open @fd (read to its end; not closed). */
+char *file_read_fd_max(int fd, size_t max, size_t *len);
+
+/*
+ * Open @path, a file the user named as input, for reading: never blocks
+ * (a FIFO without a writer, a terminal) and opens only regular files: a
+ * FIFO, device, socket or directory is refused before it is opened. The
+ * fd (O_CLOEXEC, blocking again), or a negative errno: -EINVAL for a file
+ * that is not regular, its type in *@type (S_IFIFO, ...) when @type is
+ * not NULL.
+ */
+int file_open_input(const char *path, mode_t *type);
+/* "a FIFO", "a character device", ...: the file type in @mode, for messages. */
+const char *file_kind(mode_t mode);
 
 /*
  * At most @len - 1 bytes of @path into @buf, NUL-terminated (a small

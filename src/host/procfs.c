@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileread.h"
 #include "grow.h"
+#include "linescan.h"
 #include "procfs.h"
 
 int32_t proc_tgid(int32_t tid, void *unused)
@@ -59,6 +61,33 @@ int proc_stat_split(const char *text, char *comm, size_t len, char *state,
 	return 0;
 }
 
+int proc_stat_field(const char *text, int field, long long *v)
+{
+	const char *close = strrchr(text, ')'), *p;
+	int i;
+
+	if (!close || field < 4 || close[1] != ' ' || !close[2])
+		return -EINVAL;
+	/* ") S 1 2 ...": field 3 is the state letter, then the numbers */
+	p = close + 3;
+	for (i = 4; i <= field; i++) {
+		char *end;
+		long long n;
+
+		while (*p == ' ')
+			p++;
+		/* rsslim and others may be 2^64 - 1: only the field asked for must fit */
+		errno = 0;
+		n = *p == '-' ? strtoll(p, &end, 10) : (long long)strtoull(p, &end, 10);
+		if (end == p || (i == field && (errno || (*p != '-' && n < 0))))
+			return -EINVAL;
+		if (i == field)
+			*v = n;
+		p = end;
+	}
+	return 0;
+}
+
 int proc_start_ns(int32_t pid, uint64_t *ns)
 {
 	char path[64], buf[1024];
@@ -97,10 +126,100 @@ int proc_steal_ns(uint64_t *ns)
 	return 0;
 }
 
+uint64_t proc_tick_ns(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz > 0 ? 1000000000ull / (unsigned long long)hz : 10000000ull;
+}
+
+int proc_stat_cpu_idle(const char *text, uint64_t tick_ns, uint64_t *ns, bool *listed,
+		       unsigned max)
+{
+	const char *p = text;
+	int n = 0;
+
+	if (strncmp(text, "cpu ", 4))
+		return -EINVAL;
+	memset(listed, 0, max * sizeof(*listed));
+	memset(ns, 0, max * sizeof(*ns));
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long v[5];
+		unsigned long cpu;
+		char *end;
+		int i;
+
+		/* "cpuN user nice system idle iowait ...": the per-CPU lines come first */
+		if (strncmp(p, "cpu", 3))
+			continue;
+		if (!isdigit((unsigned char)p[3]))
+			continue;	/* the "cpu " total */
+		cpu = strtoul(p + 3, &end, 10);
+		for (i = 0; i < 5; i++) {
+			const char *q = end;
+
+			v[i] = strtoull(q, &end, 10);
+			if (end == q)
+				return -EINVAL;	/* a line that is not /proc/stat's */
+		}
+		if (cpu >= max)
+			continue;
+		ns[cpu] = (v[3] + v[4]) * tick_ns;
+		listed[cpu] = true;
+		if ((int)cpu + 1 > n)
+			n = (int)cpu + 1;
+	}
+	return n;
+}
+
+int proc_cpu_idle(uint64_t *ns, bool *listed, unsigned max)
+{
+	/* ~100 bytes a CPU: a host's worth without a guess at its size */
+	char *text = file_read_max("/proc/stat", FILE_READ_MAX, NULL);
+	int n;
+
+	if (!text)
+		return -errno;
+	n = proc_stat_cpu_idle(text, proc_tick_ns(), ns, listed, max);
+	free(text);
+	return n;
+}
+
 int proc_run_delay(int32_t tid, uint64_t *ns)
 {
+	uint64_t exec, pcount;
+
+	return proc_schedstat(tid, &exec, ns, &pcount);
+}
+
+int proc_schedstat_parse(const char *text, size_t len, uint64_t *exec_ns, uint64_t *delay_ns,
+			 uint64_t *pcount)
+{
+	const char *p = text, *e = text + len, *w;
+	uint64_t v[3];
+	int i;
+
+	if (len && e[-1] == '\n')
+		e--;
+	for (i = 0; i < 3; i++) {
+		p = skip_ws(p, e);
+		for (w = p; w < e && !is_blank(*w); w++)
+			;
+		if (span_u64(p, w, 10, &v[i]))
+			return -EINVAL;
+		p = w;
+	}
+	if (skip_ws(p, e) != e)
+		return -EINVAL;
+	*exec_ns = v[0];
+	*delay_ns = v[1];
+	*pcount = v[2];
+	return 0;
+}
+
+int proc_schedstat(int32_t tid, uint64_t *exec_ns, uint64_t *delay_ns, uint64_t *pcount)
+{
 	char path[64], buf[96];
-	unsigned long long exec, delay;
 	ssize_t n;
 	int fd;
 
@@ -112,11 +231,45 @@ int proc_run_delay(int32_t tid, uint64_t *ns)
 	close(fd);
 	if (n <= 0)
 		return n ? -errno : -EIO;
-	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &exec, &delay) != 2)
+	return proc_schedstat_parse(buf, (size_t)n, exec_ns, delay_ns, pcount);
+}
+
+int proc_task_blocked(int32_t tid, char *state, size_t slen, char *where, size_t wlen)
+{
+	unsigned long long v[PROC_STAT_NFIELDS];
+	char path[64], comm[64], st = 0, *text;
+	struct proc_kframe f;
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	if (!(text = file_read(path, NULL)))
+		return -errno;
+	if (proc_stat_split(text, comm, sizeof(comm), &st, v) < 0)
+		st = 0;
+	free(text);
+	if (!st)
 		return -EINVAL;
-	*ns = delay;
-	return 0;
+	snprintf(state, slen, "%c", st);
+	where[0] = '\0';
+	/* the kernel stack (root), else wchan (one's own processes) */
+	snprintf(path, sizeof(path), "/proc/%d/stack", tid);
+	if ((text = file_read(path, NULL))) {
+		for (p = text; *p; ) {
+			p = proc_kstack_line(p, &f);
+			if (f.name && !memmem(f.name, f.len, "schedule", 8)) {
+				snprintf(where, wlen, "%.*s", (int)f.len, f.name);
+				break;
+			}
+		}
+		free(text);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
+	if (!where[0] && (text = file_read(path, NULL))) {
+		if (strcmp(text, "0"))
+			snprintf(where, wlen, "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+	}
+	return st == 'R' ? 0 : 1;
 }
 
 /* The numeric entries of directory @dir: ids, malloc'd into *ids; the count or -errno */
@@ -247,4 +400,29 @@ const char *proc_kstack_line(const char *p, struct proc_kframe *f)
 		}
 	}
 	return *eol ? eol + 1 : eol;
+}
+
+/* include/linux/proc_ns.h: PROC_PID_INIT_INO, the initial pid namespace's (fixed since 3.8) */
+#define PID_NS_INIT_INO 0xEFFFFFFCu
+
+int proc_pidns_foreign(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	return st.st_ino != PID_NS_INIT_INO;
+}
+
+int proc_userns_foreign(void)
+{
+	unsigned long long inside, outside, count;
+	char buf[256];
+
+	/* the initial namespace maps every id to itself: "0 0 4294967295" */
+	if (file_read_buf("/proc/self/uid_map", buf, sizeof(buf)) <= 0)
+		return -errno ? -errno : -EIO;
+	if (sscanf(buf, "%llu %llu %llu", &inside, &outside, &count) != 3)
+		return -EINVAL;
+	return !(inside == 0 && outside == 0 && count == 4294967295ULL);
 }

@@ -39,6 +39,17 @@ static int find_mount(const char *type, char *out, size_t len)
 	return ret;
 }
 
+/* why tracefs could not be mounted for this run (tmount_ensure), "" when it was not tried */
+static char unavailable[320];
+
+/* Is sysfs mounted at /sys (a chroot or a bare container may lack it)? */
+static bool sysfs_mounted(void)
+{
+	struct stat st;
+
+	return stat("/sys/kernel", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int tmount_find(const char *override, char *dir, size_t len, char *err, size_t errlen)
 {
 	char dbg[PATH_MAX];
@@ -68,9 +79,15 @@ int tmount_find(const char *override, char *dir, size_t len, char *err, size_t e
 		if (is_tracefs_dir(dir))
 			return 0;
 	}
-	if (access("/sys/kernel/tracing", F_OK) == 0 && geteuid() != 0)
+	if (unavailable[0])
+		snprintf(err, errlen, "%s", unavailable);
+	else if (access("/sys/kernel/tracing", F_OK) == 0 && geteuid() != 0)
 		snprintf(err, errlen, "tracefs is not mounted or not readable: "
 			 "run as root (mount -t tracefs nodev /sys/kernel/tracing)");
+	else if (!sysfs_mounted())
+		snprintf(err, errlen, "tracefs is not mounted, and neither is sysfs at /sys "
+			 "(a chroot or a container without /sys): mount -t sysfs sysfs /sys, "
+			 "or bind the host's /sys/kernel/tracing in");
 	else
 		snprintf(err, errlen, "tracefs is not mounted: "
 			 "mount -t tracefs nodev /sys/kernel/tracing");
@@ -105,17 +122,37 @@ int tmount_ensure(const char *override, char *dir, size_t len, char *err, size_t
 	/* only root may mount; others go on without tracefs (the proc backend) */
 	if (geteuid() != 0)
 		return 0;
+	/*
+	 * Root is a set of rights, not a uid: in a container root has no
+	 * CAP_SYS_ADMIN, no /sys, or a read-only one. Not an error here: the
+	 * backends that need no tracefs (perf's records, proc) may serve, and
+	 * those that need it say this line (tmount_find).
+	 */
+	if (!sysfs_mounted()) {
+		snprintf(unavailable, sizeof(unavailable), "tracefs is not mounted, and neither "
+			 "is sysfs at /sys (a chroot or a container without /sys): mount -t "
+			 "sysfs sysfs /sys, or bind the host's /sys/kernel/tracing in");
+		snprintf(err, errlen, "%s", unavailable);
+		return 0;
+	}
 	if (stat(TMOUNT_DEFAULT, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s does not exist: this kernel has no tracefs "
-			 "(CONFIG_TRACING)", TMOUNT_DEFAULT);
-		return -ENOENT;
+		snprintf(unavailable, sizeof(unavailable), "%s does not exist: this kernel has "
+			 "no tracefs (CONFIG_TRACING; before 4.1, mount debugfs at "
+			 "/sys/kernel/debug)", TMOUNT_DEFAULT);
+		snprintf(err, errlen, "%s", unavailable);
+		return 0;
 	}
 	if (mount("nodev", TMOUNT_DEFAULT, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
 		int e = errno;
 
-		snprintf(err, errlen, "tracefs is not mounted and mounting it at %s failed: %s",
-			 TMOUNT_DEFAULT, strerror(e));
-		return -e;
+		snprintf(unavailable, sizeof(unavailable), "tracefs is not mounted and cannot be "
+			 "mounted here (mount at %s: %s%s)", TMOUNT_DEFAULT, strerror(e),
+			 e == EPERM || e == EACCES ? ": no CAP_SYS_ADMIN, as in a container; mount "
+			 "it on the host and bind it in, or run the container with --privileged" :
+			 e == EROFS ? ": /sys is read-only, as in a container; bind the host's "
+			 "/sys/kernel/tracing in" : "");
+		snprintf(err, errlen, "%s", unavailable);
+		return 0;
 	}
 	snprintf(mounted_at, sizeof(mounted_at), "%s", TMOUNT_DEFAULT);
 	snprintf(dir, len, "%s", mounted_at);

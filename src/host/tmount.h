@@ -21,8 +21,11 @@ bool tmount_writable(const char *dir);
  * As root, when tracefs is mounted neither at a tracefs mount nor under
  * debugfs (and no --tracefs @override was given), mount it at
  * TMOUNT_DEFAULT for this run, as perf and bpftrace do. Returns 1 when it
- * mounted it (its directory in @dir), 0 when nothing was needed or
- * possible (not root), or a negative errno with the reason in @err.
+ * mounted it (its directory in @dir), else 0: nothing was needed, or it
+ * could not be mounted (not root; in a container: no CAP_SYS_ADMIN, no
+ * /sys), which is no error here (perf's records and /proc need no
+ * tracefs): the reason is in @err ("" when none), and tmount_find() says
+ * it from then on.
  */
 int tmount_ensure(const char *override, char *dir, size_t len, char *err, size_t errlen);
 /* Where tmount_ensure() mounted tracefs, or NULL. */

@@ -138,10 +138,7 @@ int span_u64(const char *s, const char *e, int base, uint64_t *out)
 	return 0;
 }
 
-static int failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+int line_failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -158,13 +155,13 @@ int text_check(const char *text, size_t len, size_t max, char *err, size_t errle
 	unsigned line = 1;
 
 	if (len > max)
-		return failf(err, errlen, 1, "input larger than %zu bytes", max);
+		return line_failf(err, errlen, 1, "input larger than %zu bytes", max);
 	nul = len ? memchr(text, '\0', len) : NULL;
 	if (!nul)
 		return 0;
 	for (p = text; p < nul; p++)
 		line += *p == '\n';
-	return failf(err, errlen, line, "NUL byte in the text");
+	return line_failf(err, errlen, line, "NUL byte in the text");
 }
 
 int text_open(struct reader *r, const char *text, size_t len, size_t max, char *err,

@@ -64,5 +64,8 @@ int text_open(struct reader *r, const char *text, size_t len, size_t max, char *
 /* "line N: <fmt>" into @err; returns -EINVAL (a parse error). */
 int line_fail(char *err, size_t errlen, unsigned line, const char *fmt, va_list ap)
 	__attribute__((format(printf, 4, 0)));
+/* line_fail() with the arguments given */
+int line_failf(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -192,6 +192,7 @@ static int parse_bpftrace(struct ph_parser *ps, const struct peerhist_opts *o)
 	const char *want = o->map, *name_end, *label_end, *t, *te;
 	bool in_map = false, kept = false;
 	char map[256], label[PEERHIST_MAX_LABEL];
+	unsigned other = 0;	/* the last line like a header ('@...'), not one */
 	size_t i, j;
 	int ret;
 
@@ -246,9 +247,15 @@ static int parse_bpftrace(struct ph_parser *ps, const struct peerhist_opts *o)
 			kept = false;
 			continue;
 		}
-		if ((*r->ls == '[' || *r->ls == '(') && memchr(t, '|', (size_t)(te - t)))
+		if ((*r->ls == '[' || *r->ls == '(') && memchr(t, '|', (size_t)(te - t))) {
+			/* rows right under a line that is no header: that line is wrong */
+			if (other && other == r->line - 1)
+				return ph_fail(ps, other, "expected a '@name:' map header (rows "
+					       "follow on line %u)", r->line);
 			return ph_fail(ps, r->line, "row outside a map: expected '@name:' first");
+		}
 		/* "Attaching 4 probes...", ERROR lines, scalar maps: not ours */
+		other = *t == '@' ? r->line : 0;
 	}
 	if (in_map && !kept)
 		group_drop_last(h);
@@ -364,6 +371,7 @@ static int parse_bcc(struct ph_parser *ps)
 	struct peerhist *h = ps->h;
 	char label[PEERHIST_MAX_LABEL], unit[64] = "";
 	const char *t, *te, *us, *ue;
+	unsigned other = 0;	/* the last line like a header (its words), not one */
 	bool in_hist = false;
 	int ret;
 
@@ -403,9 +411,15 @@ static int parse_bcc(struct ph_parser *ps)
 			snprintf(label, sizeof(label), "%.*s", (int)(te - t), t);
 			continue;
 		}
-		if (is_digit(*t) && span_find(t, te, "->"))
+		if (is_digit(*t) && span_find(t, te, "->")) {
+			/* rows right under a line that is no header: that line is wrong */
+			if (other && other == r->line - 1)
+				return ph_fail(ps, other, "expected a 'usecs : count distribution' "
+					       "header (rows follow on line %u)", r->line);
 			return ph_fail(ps, r->line, "row outside a histogram: expected a 'usecs : count distribution' header first");
+		}
 		/* "Tracing run queue latency...", "^C", summaries: not ours */
+		other = span_find(t, te, "count") || span_find(t, te, "distribution") ? r->line : 0;
 	}
 	if (!h->ng)
 		return ph_fail(ps, r->line, "end of input: no BCC histogram ('usecs : count distribution' header)");

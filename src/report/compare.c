@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "escape.h"
 #include "report.h"
 
 static uint64_t row_low(int r)
@@ -52,9 +53,9 @@ int cmp_normalize(const struct peerhist *h, uint64_t unit_ns, struct cmp_dist *d
 	if (!unit_ns)
 		unit_ns = h->unit_ns;
 	if (!unit_ns) {
-		snprintf(err, errlen, "the unit of the histogram is unknown (%s%s%s): "
-			 "give it with --unit", h->unit[0] ? "'" : "",
-			 h->unit[0] ? h->unit : "not stated", h->unit[0] ? "'" : "");
+		snprintf(err, errlen, "the unit of the histogram is unknown (%s%s%s)",
+			 h->unit[0] ? "'" : "", h->unit[0] ? h->unit : "not stated",
+			 h->unit[0] ? "'" : "");
 		return -EINVAL;
 	}
 	d->partial = h->partial;
@@ -157,8 +158,12 @@ void cmp_print(FILE *f, const struct cmp_side *a, const struct cmp_side *b,
 	char la[64], lb[64];
 
 	for (i = 0; i < 2; i++) {
-		fprintf(f, "%c: %s (%s): %.0f intervals", 'A' + i, s[i]->name, s[i]->what,
-			s[i]->d->total);
+		/* names as given, shown as report shows task names: no control character */
+		fprintf(f, "%c: ", 'A' + i);
+		text_field(f, s[i]->name, 4096, 0);
+		fputs(" (", f);
+		text_field(f, s[i]->what, 256, 0);
+		fprintf(f, "): %.0f intervals", s[i]->d->total);
 		if (s[i]->d->partial)
 			fputs(", partial (its source says intervals are missing: events lost, entries "
 			      "dropped or waits not measured)", f);
@@ -198,6 +203,7 @@ void cmp_print(FILE *f, const struct cmp_side *a, const struct cmp_side *b,
 		fprintf(f, "%s: distance %.4f %s tolerance %.4f\n",
 			dist <= tolerance ? "agree" : "DIFFER", dist,
 			dist <= tolerance ? "<=" : ">", tolerance);
+	cmp_print_explain(f, a, b);
 }
 
 static void json_side(FILE *f, const struct cmp_side *s)
@@ -235,5 +241,6 @@ void cmp_print_json(FILE *f, const struct cmp_side *a, const struct cmp_side *b,
 	if (have_tolerance)
 		fprintf(f, ",\"tolerance\":%.6f,\"agree\":%s", tolerance,
 			dist <= tolerance ? "true" : "false");
+	cmp_print_explain_json(f, a, b);
 	fputs("}\n", f);
 }

@@ -8,17 +8,36 @@
 
 #include "escape.h"
 
+/* a byte a terminal would act on, not show */
+static bool is_ctrl(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 void text_field(FILE *f, const char *s, size_t max, int width)
 {
-	size_t i, n = strnlen(s, max);
+	size_t i, n = strnlen(s, max), out = 0;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (i = 0; i < n; i++, out++) {
+		unsigned char c = (unsigned char)s[i], d = i + 1 < n ? (unsigned char)s[i + 1] : 0;
 
-		fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+		/* a C1 control in UTF-8 (U+0080..U+009F: C2 80..C2 9F; C2 9B is CSI) */
+		if (c == 0xc2 && d >= 0x80 && d <= 0x9f) {
+			fputc('?', f);
+			i++;
+			continue;
+		}
+		fputc(is_ctrl(c) ? '?' : c, f);
 	}
-	for (; (int)i < width; i++)
+	for (; (int)out < width; out++)
 		fputc(' ', f);
+}
+
+void text_clean(char *s)
+{
+	for (; *s; s++)
+		if (is_ctrl((unsigned char)*s))
+			*s = '?';
 }
 
 void folded_cgroup(FILE *f, const char *name)
@@ -71,7 +90,7 @@ void om_label_value(FILE *f, const char *s, size_t max)
 		else if (c == '\n')
 			fputs("\\n", f);
 		else
-			fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+			fputc(is_ctrl(c) ? '?' : c, f);
 	}
 }
 

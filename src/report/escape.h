@@ -14,10 +14,14 @@ void json_str_or_null(FILE *f, const char *s, size_t max);
 void folded_cgroup(FILE *f, const char *name);
 /*
  * At most @max bytes of @s (stops at NUL) for a text column: control
- * characters as '?', so a name cannot break the layout; padded with
- * spaces to @width (as "%-*s"; 0: no padding).
+ * characters as '?' (C0, DEL, and C1 as UTF-8 encodes them: C2 80..C2 9F,
+ * one '?' each), so a name cannot break the layout or talk to the
+ * terminal; padded with spaces to @width characters printed (as "%-*s";
+ * 0: no padding).
  */
 void text_field(FILE *f, const char *s, size_t max, int width);
+/* text_field()'s rule in place: @s's control characters become '?'. */
+void text_clean(char *s);
 /* An OpenMetrics label value, escaped as the exposition format wants. */
 void om_label_value(FILE *f, const char *s, size_t max);
 /*

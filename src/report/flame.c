@@ -32,6 +32,7 @@ struct node {
 	uint32_t len;
 	uint64_t ns;
 	uint64_t on_ns, runq_ns;	/* of ns, in lines ending [on-cpu...] / [runq] */
+	uint64_t child_ns;		/* ... [waiting for children] */
 	int32_t child, next;	/* first child, next sibling: -1 none */
 };
 
@@ -50,11 +51,14 @@ static int32_t node_new(struct tree *t, const char *name, uint32_t len)
 	if (!v)
 		return -1;
 	t->v = v;
-	t->v[t->n] = (struct node){ name, len, 0, 0, 0, -1, -1 };
+	t->v[t->n] = (struct node){ name, len, 0, 0, 0, 0, -1, -1 };
 	return (int32_t)t->n++;
 }
 
-/* what a wall-clock line's last frame says it is: 1 on a CPU, 2 waiting for one, 0 off */
+/*
+ * what a wall-clock line's last frame says it is: 1 on a CPU, 2 waiting
+ * for one, 3 waiting for children, 0 off
+ */
 static unsigned line_kind(const char *line)
 {
 	const char *leaf = strrchr(line, ';');
@@ -62,6 +66,8 @@ static unsigned line_kind(const char *line)
 	leaf = leaf ? leaf + 1 : line;
 	if (!strncmp(leaf, "[on-cpu", 7))
 		return 1;
+	if (!strcmp(leaf, "[waiting for children]"))
+		return 3;
 	return !strcmp(leaf, "[runq]") ? 2 : 0;
 }
 
@@ -93,6 +99,7 @@ static int tree_add(struct tree *t, const char *line, uint64_t ns)
 		t->v[c].ns += ns;
 		t->v[c].on_ns += kind == 1 ? ns : 0;
 		t->v[c].runq_ns += kind == 2 ? ns : 0;
+		t->v[c].child_ns += kind == 3 ? ns : 0;
 		p = c;
 		if (++depth > t->depth)
 			t->depth = depth;
@@ -138,11 +145,15 @@ static void colour(char *buf, size_t len, const struct node *nd, unsigned depth,
 	uint32_t n = nd->len;
 	uint64_t w = fnv1a64(FNV1A64_INIT, name, n);
 	uint32_t h = (uint32_t)(w ^ (w >> 32));
+	bool wall = pal == FLAME_WALL || pal == FLAME_PROFILE;
 
-	if (pal == FLAME_WALL && depth > 1 && nd->on_ns * 2 > nd->ns)
+	if (wall && depth > 1 && nd->on_ns * 2 > nd->ns)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 205 + h % 50, 60 + (h >> 8) % 170,
 			 (h >> 16) % 55);
-	else if (pal == FLAME_WALL && depth > 1 && nd->runq_ns * 2 > nd->ns)
+	else if (pal == FLAME_PROFILE && depth > 1 && nd->child_ns * 2 > nd->ns)
+		snprintf(buf, len, "rgb(%u,%u,%u)", 60 + h % 50, 160 + (h >> 8) % 50,
+			 70 + (h >> 16) % 40);
+	else if (wall && depth > 1 && nd->runq_ns * 2 > nd->ns)
 		snprintf(buf, len, "rgb(%u,%u,%u)", 150 + h % 40, 90 + (h >> 8) % 30,
 			 200 + (h >> 16) % 40);
 	else if (waker && !(n == 2 && !memcmp(name, "--", 2)))
@@ -184,7 +195,15 @@ static void frame(struct emit *e, const char *name, uint32_t len, uint64_t ns, d
 		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%u\">", t,
 		e->t->total ? 100.0 * (double)ns / (double)e->t->total : 0, x, y, w, FRAME_H - 1,
 		fill, x + 3, y + FRAME_H - 4);
-	if (chars >= 3) {
+	if (e->pal == FLAME_PROFILE) {
+		/* the whole name, else three characters at least and "..." */
+		if (len <= chars) {
+			svg_escape(f, name, len);
+		} else if (chars >= 6) {
+			svg_escape(f, name, chars - 3);
+			fputs("...", f);
+		}
+	} else if (chars >= 3) {
 		if (len <= chars) {
 			svg_escape(f, name, len);
 		} else {
@@ -254,7 +273,7 @@ static const char script[] =
 "  var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0];\n"
 "  var n = g.getAttribute('data-n'), k = Math.floor((w - 6) / 7);\n"
 "  r.setAttribute('x', x); r.setAttribute('width', w); t.setAttribute('x', x + 3);\n"
-"  t.textContent = k < 3 ? '' : n.length <= k ? n : n.substring(0, k - 2) + '..';\n"
+"  t.textContent = %s;\n"
 "  g.style.display = w < 0.1 ? 'none' : ''; }\n"
 "function z(g) {\n"
 "  var x = a(g, 'x'), w = a(g, 'w'), y = a(g, 'y'), sc = (W - 2 * %u) / w, e = 1e-3;\n"
@@ -296,10 +315,35 @@ static const char script[] =
 "    ' shown=' + shown; }\n"
 "]]></script>\n";
 
+/* FLAME_PROFILE: what the colours are, centred on the line at @y */
+static void legend(FILE *f, unsigned y)
+{
+	static const struct { const char *fill, *what; } k[] = {
+		{ "rgb(230,120,20)", "on a CPU" },
+		{ "rgb(170,105,220)", "waiting for a CPU" },
+		{ "rgb(110,110,220)", "blocked (off-CPU)" },
+		{ "rgb(85,185,90)", "waiting for children" },
+	};
+	unsigned i, width = 0, x;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		width += 16 + 7 * (unsigned)strlen(k[i].what) + 24;
+	x = (WIDTH - width) / 2;
+	fputs("<g id=\"legend\">\n", f);
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		fprintf(f, "<rect x=\"%u\" y=\"%u\" width=\"12\" height=\"12\" fill=\"%s\" rx=\"2\"/>"
+			"<text x=\"%u\" y=\"%u\">%s</text>\n", x, y - 10, k[i].fill, x + 16, y,
+			k[i].what);
+		x += 16 + 7 * (unsigned)strlen(k[i].what) + 24;
+	}
+	fputs("</g>\n", f);
+}
+
 void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *lines, uint32_t n,
 		     uint32_t top, const char *title, enum flame_palette pal)
 {
-	const char *what = pal == FLAME_WALL ? "wall-clock" : "off-CPU";
+	const unsigned legend_h = pal == FLAME_PROFILE ? 20 : 0;
+	const char *what = pal == FLAME_OFFCPU ? "off-CPU" : "wall-clock";
 	struct tree t = { 0 };
 	struct emit e;
 	uint32_t k;
@@ -318,13 +362,15 @@ void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *li
 		 "%s in all%s", top, tot, what, top < n ? " (--top)" : "");
 	/* one more row for a parent's merged narrow frames */
 	depth = t.total ? drawn_depth(&t, 0, 0, (double)(WIDTH - 2 * PAD) / (double)t.total) + 1 : 0;
-	height = 60 + (depth + 1) * FRAME_H + 50;
+	height = 60 + legend_h + (depth + 1) * FRAME_H + 50;
 	svg_begin(f, WIDTH, height);
 	y0 = svg_heading(f, WIDTH, title, status);
 	fprintf(f, "<text id=\"reset\" class=\"button\" x=\"%u\" y=\"%u\" onclick=\"reset()\" "
 		"style=\"display:none\">Reset zoom</text>\n", PAD, y0);
 	fprintf(f, "<text class=\"button\" x=\"%u\" y=\"%u\" text-anchor=\"end\" "
 		"onclick=\"ask()\">Search</text>\n", WIDTH - PAD, y0);
+	if (legend_h)
+		legend(f, y0 + 16);
 	fprintf(f, "<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n",
 		WIDTH - PAD, height - 10);
 	fprintf(f, "<text id=\"details\" x=\"%u\" y=\"%u\"> </text>\n", PAD, height - 24);
@@ -337,13 +383,86 @@ void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *li
 	else
 		fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">no %s time by "
 			"stack in this window</text>\n", WIDTH / 2, height / 2, what);
-	fprintf(f, script, WIDTH, t.total, what, PAD, PAD, PAD, PAD, PAD);
+	fprintf(f, script, WIDTH, t.total, what, pal == FLAME_PROFILE ?
+		"n.length <= k ? n : k < 6 ? '' : n.substring(0, k - 3) + '...'" :
+		"k < 3 ? '' : n.length <= k ? n : n.substring(0, k - 2) + '..'", PAD, PAD, PAD, PAD, PAD);
 	svg_end(f);
 	free(t.v);
 	return;
 oom:
 	free(t.v);
 	fputs("offcpu-ftrace: out of memory drawing the flame graph\n", stderr);
+}
+
+static int fold_by_line(const void *a, const void *b)
+{
+	return strcmp(((const struct fold_line *)a)->line, ((const struct fold_line *)b)->line);
+}
+
+/* the largest first, then by line: the same input, the same order */
+static int fold_by_ns(const void *a, const void *b)
+{
+	const struct fold_line *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->line, y->line);
+}
+
+int flame_fold(size_t n, flame_entry_fn *entry, void *arg, bool merge, struct fold_line **out,
+	       uint32_t *nout)
+{
+	char (*a)[STACK_NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*a));
+	char (*b)[STACK_NAME_LEN] = malloc(STACK_MAX_DEPTH * sizeof(*b));
+	struct fold_line *l = calloc(n ? n : 1, sizeof(*l));
+	size_t i, k = 0, len;
+	uint32_t m = 0;
+	FILE *s;
+	bool keep;
+
+	*out = NULL;
+	*nout = 0;
+	for (i = 0; a && b && l && i < n; i++) {
+		s = open_memstream(&l[k].line, &len);
+		if (!s)
+			break;
+		keep = entry(s, arg, i, a, b, &l[k].ns);
+		if (fclose(s) || !l[k].line) {
+			free(l[k].line);
+			l[k].line = NULL;
+			break;
+		}
+		if (keep) {
+			k++;
+		} else {
+			free(l[k].line);
+			l[k].line = NULL;
+		}
+	}
+	free(a);
+	free(b);
+	if (!l || i < n) {
+		stacks_fold_free(l, (uint32_t)k);
+		return -ENOMEM;
+	}
+	if (!merge) {
+		*out = l;
+		*nout = (uint32_t)k;
+		return 0;
+	}
+	qsort(l, k, sizeof(*l), fold_by_line);
+	for (i = 0; i < k; i++) {
+		if (m && !strcmp(l[m - 1].line, l[i].line)) {
+			l[m - 1].ns += l[i].ns;
+			free(l[i].line);
+			continue;
+		}
+		l[m++] = l[i];
+	}
+	qsort(l, m, sizeof(*l), fold_by_ns);
+	*out = l;
+	*nout = m;
+	return 0;
 }
 
 void svg_flame(FILE *f, const struct report *r)

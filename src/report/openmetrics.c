@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* OpenMetrics: the families, fixed-bound histograms, and each window's status. */
 #include <inttypes.h>
+#include <string.h>
 
+#include "backend.h"
 #include "openmetrics.h"
 
 static const struct {
@@ -79,6 +81,18 @@ static void gauge(FILE *f, const char *name, const char *unit, const char *help)
 	if (unit)
 		fprintf(f, "# UNIT %s %s\n", name, unit);
 	fprintf(f, "# HELP %s %s\n", name, help);
+}
+
+void om_status_init(struct om_status *s, const char *command, const char *backend,
+		    double window_s, time_t end, const struct backend_sampling *sampling)
+{
+	memset(s, 0, sizeof(*s));
+	s->command = command;
+	s->backend = backend;
+	s->window_s = window_s;
+	s->end = end;
+	s->sampled = sampling != NULL;
+	s->sample_hz = sampling ? sampling->hz_min : 0;
 }
 
 void om_status_print(FILE *f, const struct om_status *s)

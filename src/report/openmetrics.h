@@ -18,6 +18,8 @@
 
 #include "hist.h"
 
+struct backend_sampling;
+
 enum om_family {
 	OM_RUNQ,		/* offcpu_ftrace_runq_latency_seconds, histogram */
 	OM_OFFCPU,		/* offcpu_ftrace_offcpu_time_seconds, histogram */
@@ -63,6 +65,15 @@ struct om_status {
 	bool sampled;			/* totals from /proc, no buckets */
 	double sample_hz;		/* sampled: the lowest rate used */
 };
+
+/*
+ * Start @s for one window: what it is (@command, @backend), how long it
+ * was and when it ended, and, for @sampling (NULL when traced), that its
+ * values were sampled and at what rate. The counts and partial start at
+ * zero: each command has its own, set after this.
+ */
+void om_status_init(struct om_status *s, const char *command, const char *backend,
+		    double window_s, time_t end, const struct backend_sampling *sampling);
 
 /* The status families and "# EOF". */
 void om_status_print(FILE *f, const struct om_status *s);

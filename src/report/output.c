@@ -49,6 +49,29 @@ void out_hist_bcc(FILE *f, const struct hist *h, const char *unit)
 	}
 }
 
+void out_hist_bcc_linear(FILE *f, const uint64_t *val, unsigned n, const char *name,
+			 const char *unit)
+{
+	uint64_t max = 0;
+	int i, last = -1;
+
+	for (i = 0; i < (int)n; i++) {
+		if (val[i])
+			last = i;
+		if (val[i] > max)
+			max = val[i];
+	}
+	if (last < 0)
+		return;
+	fprintf(f, "     %-13s : %s     distribution\n", name, unit);
+	for (i = 0; i <= last; i++) {
+		unsigned stars = max ? (unsigned)(40 * val[i] / max) : 0;
+
+		fprintf(f, "        %-10d : %-8" PRIu64 " |%-*.*s%*s|\n", i, val[i], (int)stars,
+			(int)stars, "****************************************", 40 - (int)stars, "");
+	}
+}
+
 /* bpftrace's hist_index_label(): 2^power with K/M/G/T for powers of 1024 */
 static void bt_label(char *buf, size_t len, unsigned power)
 {

@@ -78,6 +78,46 @@ static void print_steal(FILE *f, const struct report *r)
 			(r->sampling ? sampled : held)[r->measure]);
 }
 
+/* the run-queue time the histograms hold, all groups */
+static uint64_t measured_ns(const struct report *r)
+{
+	uint64_t ns = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->groups->n; i++)
+		ns += r->groups->v[i]->h.sum_ns;
+	return ns;
+}
+
+/*
+ * The size of the run-queue waits not measured (their threads' schedstat),
+ * and whether the totals are then exact though the histogram is not
+ */
+static void print_sized(FILE *f, const struct report *r)
+{
+	const struct an_counts *c = r->counts;
+	uint64_t m = measured_ns(r);
+
+	fprintf(f, "# their size: their threads' schedstat run_delay holds %.3f ms more than "
+		"was measured (a wait under way when tracing began counts whole)",
+		(double)r->unmeasured_ns / 1e6);
+	if (r->unmeasured_unsized)
+		fprintf(f, "; %" PRIu64 " of them in threads that exited before the window's "
+			"end, whose exit the kernel's taskstats did not tell (not root, no "
+			"CONFIG_TASKSTATS, or a burst of exits): not sized", r->unmeasured_unsized);
+	fputc('\n', f);
+	if (report_totals_exact(r))
+		fprintf(f, "# histogram partial, totals exact: %.3f ms of run-queue time = %.3f ms "
+			"in the histogram%s + %.3f ms in the %" PRIu64 " wait%s not measured\n",
+			(double)(m + r->unmeasured_ns) / 1e6, (double)m / 1e6,
+			r->key == KEY_NONE ? "" : "s", (double)r->unmeasured_ns / 1e6, c->unmeasured,
+			c->unmeasured == 1 ? "" : "s");
+	else
+		fprintf(f, "# histogram partial, totals partial: %s\n", r->unmeasured_unsized ?
+			"waits of threads gone before the window's end are not sized" :
+			"events lost or dropped: waits absent from the trace are not counted");
+}
+
 static void print_trailer(FILE *f, const struct report *r)
 {
 	const struct an_incomplete *inc = r->inc;
@@ -86,6 +126,8 @@ static void print_trailer(FILE *f, const struct report *r)
 
 	fprintf(f, "# %s: %.3f s traced, backend %s, clock %s",
 		r->command, r->duration_s, r->backend, r->clock);
+	if (r->compat)
+		fprintf(f, ", --compat=%s", r->compat);
 	if (r->stopped_by)
 		fprintf(f, ", stopped by %s", r->stopped_by);
 	fputc('\n', f);
@@ -110,6 +152,7 @@ static void print_trailer(FILE *f, const struct report *r)
 			" negative, %" PRIu64 " dropped at --max-tasks\n",
 			inc->open_at_start, inc->open_at_end, inc->negative,
 			c->state_overflow);
+	open_blocks_print_text(f, r->open);
 	if (r->groups->overflow)
 		fprintf(f, "# %" PRIu64 " interval%s in group (other): --max-groups reached\n",
 			r->groups->overflow, r->groups->overflow == 1 ? "" : "s");
@@ -120,21 +163,38 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", r->recovered,
 			r->recovered == 1 ? "" : "es");
+	if (r->nomatch)
+		fprintf(f, "# partial: the filter (-p, -t, -c, --cgroup or -- COMMAND) matched "
+			"no thread of the %" PRIu64 " events the run saw: the threads it selects "
+			"did not run, or the trace names them by other pids (a pid namespace: "
+			"'offcpu-ftrace info')\n", r->seen);
+	if (c->follow_overflow)
+		fprintf(f, "# partial: %" PRIu64 " new task%s of the command not followed: "
+			"the follow set holds twice --max-tasks (raise --max-tasks)\n",
+			c->follow_overflow, c->follow_overflow == 1 ? "" : "s");
 	if (c->missed_switch)
 		fprintf(f, "# partial: %" PRIu64 " context switch%s of the selected threads "
 			"missing from the trace\n", c->missed_switch,
 			c->missed_switch == 1 ? "" : "es");
-	if (c->unmeasured && r->measure == MEASURE_RUNQ)
+	if (c->unmeasured && r->measure == MEASURE_RUNQ && r->no_wakeups)
+		fprintf(f, "# partial: %" PRIu64 " run-queue wait%s not measured: %s with a "
+			"wakeup, which perf's context-switch records alone do not show (the "
+			"backend line says why no tracepoint serves here)\n", c->unmeasured,
+			c->unmeasured == 1 ? "" : "s", c->unmeasured == 1 ? "it began" :
+			"they began");
+	else if (c->unmeasured && r->measure == MEASURE_RUNQ)
 		fprintf(f, "# partial: %" PRIu64 " run-queue wait%s not measured: %s wakeup or "
 			"switch-in is not in the trace (lost events, or a kernel that does "
 			"not record what happens while a CPU idles: see 'offcpu-ftrace info')\n",
 			c->unmeasured, c->unmeasured == 1 ? "" : "s",
 			c->unmeasured == 1 ? "its" : "their");
 	if (c->unmeasured && r->measure == MEASURE_RUNQ && r->unmeasured_sized)
-		fprintf(f, "# their size: their threads' schedstat run_delay holds %.3f ms more than "
-			"was measured (at most: a wait under way when tracing began counts whole)%s\n",
-			(double)r->unmeasured_ns / 1e6, r->unmeasured_unsized ? "; the threads of "
-			"some exited, their waits not sized" : "");
+		print_sized(f, r);
+	if (c->perf_preempted && r->measure == MEASURE_RUNQ)
+		fprintf(f, "# %" PRIu64 " wait%s after a preemption counted 0: perf 6.1's sched "
+			"timehist counts %s as \"wait time\", the run after %s \"sch delay\" 0 "
+			"(--compat=perf)\n", c->perf_preempted, c->perf_preempted == 1 ? "" : "s",
+			c->perf_preempted == 1 ? "it" : "them", c->perf_preempted == 1 ? "it" : "them");
 	if (c->from_waking > c->onto_idle && r->measure == MEASURE_RUNQ)
 		fprintf(f, "# %" PRIu64 " run-queue wait%s timed from sched_waking: %s sched_wakeup "
 			"is not in the trace (this kernel does not record what happens while a CPU "
@@ -146,7 +206,12 @@ static void print_trailer(FILE *f, const struct report *r)
 			"in the trace: 0, the CPU ran %s as it left idle (the kernel's run_delay "
 			"counts from there too)\n", c->onto_idle, c->onto_idle == 1 ? "" : "s",
 			c->onto_idle == 1 ? "its" : "their", c->onto_idle == 1 ? "it" : "them");
-	if (c->idle_woken && r->measure == MEASURE_RUNQ)
+	if (c->idle_woken && r->measure == MEASURE_RUNQ && r->no_wakeups)
+		fprintf(f, "# %" PRIu64 " run-queue wait%s of threads that ran as a CPU idle since "
+			"%s blocked left idle: 0, the same switch from idle (the kernel's run_delay "
+			"holds the CPU's wake from idle)\n", c->idle_woken,
+			c->idle_woken == 1 ? "" : "s", c->idle_woken == 1 ? "it" : "they");
+	else if (c->idle_woken && r->measure == MEASURE_RUNQ)
 		fprintf(f, "# %" PRIu64 " run-queue wait%s woken in an idle CPU's interrupt (a timer, "
 			"an I/O completion: no sched_waking or sched_wakeup in the trace) onto a CPU "
 			"idle since %s blocked: 0, the same switch from idle\n", c->idle_woken,
@@ -165,9 +230,17 @@ static void print_trailer(FILE *f, const struct report *r)
 		fprintf(f, "# partial: %" PRIu64 " on-CPU slice%s not measured: the switch that "
 			"began %s is not in the trace\n", c->slice_unmeasured,
 			c->slice_unmeasured == 1 ? "" : "s", c->slice_unmeasured == 1 ? "it" : "them");
+	if (r->rejected)
+		fprintf(f, "# partial: %" PRIu64 " record%s of the recording cannot be true (a CPU's "
+			"time stepping back or past the recording's end, a pid out of range): "
+			"skipped; is the file corrupt?\n", r->rejected, r->rejected == 1 ? "" : "s");
 	if (c->late)
-		fprintf(f, "# %" PRIu64 " event%s arrived out of time order\n", c->late,
+		fprintf(f, "# partial: %" PRIu64 " event%s arrived out of time order\n", c->late,
 			c->late == 1 ? "" : "s");
+	if (inc->negative)
+		fprintf(f, "# partial: %" PRIu64 " interval%s ended before %s began (not counted)\n",
+			inc->negative, inc->negative == 1 ? "" : "s",
+			inc->negative == 1 ? "it" : "they");
 	if (r->stacks && r->late_stacks)
 		fprintf(f, "# --late-stacks: %" PRIu64 " kernel stack%s read from /proc while "
 			"blocked; an interval that ended before a scan saw it blocked has none\n",
@@ -202,11 +275,21 @@ static void print_trailer(FILE *f, const struct report *r)
 }
 
 /* under a group's summary: the waits it had that are not in its histogram */
-static void print_unmeasured(FILE *f, const struct group *g)
+static void print_unmeasured(FILE *f, const struct report *r, const struct group *g)
 {
-	if (g->unmeasured)
-		fprintf(f, "# and %" PRIu64 " wait%s not measured (not in the histogram): "
-			"partial\n", g->unmeasured, g->unmeasured == 1 ? "" : "s");
+	if (!g->unmeasured)
+		return;
+	fprintf(f, "# and %" PRIu64 " wait%s not measured (not in the histogram)",
+		g->unmeasured, g->unmeasured == 1 ? "" : "s");
+	if (g->unmeasured_sized && !g->unmeasured_unsized)
+		fprintf(f, ", %.3f ms by %s threads' schedstat: histogram partial, totals %s\n",
+			(double)g->unmeasured_ns / 1e6, g->unmeasured == 1 ? "its" : "their",
+			report_totals_exact(r) ? "exact" : "partial");
+	else if (g->unmeasured_sized)
+		fprintf(f, ", %.3f ms by schedstat and %" PRIu64 " in threads gone, not sized: "
+			"partial\n", (double)g->unmeasured_ns / 1e6, g->unmeasured_unsized);
+	else
+		fputs(": partial\n", f);
 }
 
 static void print_text(FILE *f, enum out_format fmt, struct report *r)
@@ -268,13 +351,13 @@ static void print_text(FILE *f, enum out_format fmt, struct report *r)
 				fprintf(f, "@%s[%" PRId64 "]: \n", r->unit, g->id);
 			out_hist_bpftrace(f, &g->h);
 			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
-			print_unmeasured(f, g);
+			print_unmeasured(f, r, g);
 			fputc('\n', f);
 		} else {
 			print_section_head(f, r, g);
 			out_hist_bcc(f, &g->h, r->unit);
 			out_hist_summary(f, &g->h, r->unit, r->unit_ns);
-			print_unmeasured(f, g);
+			print_unmeasured(f, r, g);
 		}
 	}
 	if (fmt == FMT_BCC)
@@ -319,6 +402,10 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 	}
 	fprintf(f, "\"count\":%" PRIu64 ",\"sum\":%" PRIu64 ",\"sum_ns\":%" PRIu64
 		",\"unmeasured\":%" PRIu64, h->count, h->sum, h->sum_ns, g->unmeasured);
+	if (r->measure == MEASURE_RUNQ && r->unmeasured_sized)
+		fprintf(f, ",\"unmeasured_ns\":%" PRIu64 ",\"unmeasured_unsized\":%" PRIu64
+			",\"totals_exact\":%s", g->unmeasured_ns, g->unmeasured_unsized,
+			report_totals_exact(r) && !g->unmeasured_unsized ? "true" : "false");
 	if (!hist_timed(h)) {
 		/* totals from the kernel's counters: no interval has a time */
 		fputs(",\"min\":null,\"max\":null,\"p50\":null,\"p90\":null,\"p99\":null"
@@ -338,6 +425,28 @@ static void json_group(FILE *f, const struct report *r, const struct group *g)
 	fputs("]}", f);
 }
 
+/*
+ * runq, its waits sized from schedstat: the total run-queue time (the
+ * histograms' and the waits not measured), whether it is exact, and
+ * every thread alive at both ends against its own run_delay
+ */
+static void print_json_totals(FILE *f, const struct report *r)
+{
+	uint64_t m = measured_ns(r);
+
+	fprintf(f, ",\"totals\":{\"exact\":%s,\"sum_ns\":%" PRIu64 ",\"measured_ns\":%" PRIu64
+		",\"unmeasured_ns\":%" PRIu64 "},\"schedstat\":{\"threads\":%" PRIu64
+		",\"run_delay_ns\":%" PRIu64 ",\"measured_ns\":%" PRIu64 ",\"gone_threads\":%"
+		PRIu64 ",\"gone_measured_ns\":%" PRIu64 ",\"gone_sized\":",
+		report_totals_exact(r) ? "true" : "false", m + r->unmeasured_ns, m,
+		r->unmeasured_ns, r->sched_threads, r->sched_run_delay_ns, r->sched_measured_ns,
+		r->sched_gone, r->sched_gone_measured_ns);
+	if (r->sched_gone_sized >= 0)
+		fprintf(f, "%" PRId64 "}", r->sched_gone_sized);
+	else
+		fputs("null}", f);
+}
+
 static void print_json(FILE *f, struct report *r)
 {
 	const struct an_counts *c = r->counts;
@@ -352,8 +461,12 @@ static void print_json(FILE *f, struct report *r)
 	else
 		groups_sort_by_total(gs);
 	shown = report_groups_shown(r);
-	fputs("{\"command\":", f);
+	fputs(r->json_continues ? ",\"command\":" : "{\"command\":", f);
 	json_str(f, r->command, 32);
+	if (r->compat) {
+		fputs(",\"compat\":", f);
+		json_str(f, r->compat, 32);
+	}
 	fputs(",\"backend\":", f);
 	json_str(f, r->backend, 32);
 	if (r->backend_why) {
@@ -388,8 +501,11 @@ static void print_json(FILE *f, struct report *r)
 	fprintf(f, "\"lost\":%" PRIu64 ",\"lost_per_cpu\":[", r->lost);
 	for (i = 0; i < r->ncpu; i++)
 		fprintf(f, "%s%" PRIu64, i ? "," : "", r->lost_cpu[i]);
-	fprintf(f, "],\"switch_records\":%" PRIu64 "},\"partial\":%s", r->recovered,
-		report_partial(r) ? "true" : "false");
+	fprintf(f, "],\"switch_records\":%" PRIu64, r->recovered);
+	/* a recording's records that cannot be true, where there are any */
+	if (r->rejected)
+		fprintf(f, ",\"rejected\":%" PRIu64, r->rejected);
+	fprintf(f, "},\"partial\":%s", report_partial(r) ? "true" : "false");
 	if (r->sampling)
 		sampled_print_json(f, r->sampling, r->command_cpu_ns);
 	fprintf(f, ",\"incomplete\":{\"open_at_start\":%" PRIu64
@@ -407,6 +523,14 @@ static void print_json(FILE *f, struct report *r)
 	if (r->measure == MEASURE_RUNQ)
 		fprintf(f, ",\"from_waking\":%" PRIu64 ",\"onto_idle\":%" PRIu64
 			",\"woken_in_idle\":%" PRIu64, c->from_waking, c->onto_idle, c->idle_woken);
+	if (r->measure == MEASURE_RUNQ && c->perf_preempted)
+		fprintf(f, ",\"perf_preempted\":%" PRIu64, c->perf_preempted);
+	if (r->filtered)
+		fprintf(f, ",\"filter_matched_nothing\":%s", r->nomatch ? "true" : "false");
+	if (c->follow_overflow)
+		fprintf(f, ",\"follow_overflow\":%" PRIu64, c->follow_overflow);
+	if (r->cpu_state)
+		fprintf(f, ",\"cpu_state_unknown_ns\":%" PRIu64, r->cpu_unknown_ns);
 	if (r->measure == MEASURE_RUNQ && r->unmeasured_sized)
 		fprintf(f, ",\"unmeasured_ns\":%" PRIu64 ",\"unmeasured_unsized\":%" PRIu64,
 			r->unmeasured_ns, r->unmeasured_unsized);
@@ -418,7 +542,11 @@ static void print_json(FILE *f, struct report *r)
 		fprintf(f, ",\"late_kstacks\":%" PRIu64 ",\"late_unknown_frames\":%" PRIu64
 			",\"late_unreadable\":%" PRIu64, c->late_kstacks, r->late_unknown_frames,
 			r->late_unreadable);
-	fputs("},\"groups\":[", f);
+	fputc('}', f);
+	open_blocks_print_json(f, r->open);
+	if (r->measure == MEASURE_RUNQ && r->unmeasured_sized)
+		print_json_totals(f, r);
+	fputs(",\"groups\":[", f);
 	if (r->json_groups) {
 		r->json_groups(f, r->extra_arg);
 		shown = gs->n;	/* theirs: nothing "not shown" */
@@ -485,8 +613,7 @@ static void print_openmetrics(FILE *f, struct report *r)
 	enum om_family fam = r->measure == MEASURE_RUNQ ? OM_RUNQ :
 			     r->measure == MEASURE_ONCPU ? OM_ONCPU : OM_OFFCPU;
 	struct groups *gs = r->groups;
-	const struct an_counts *c = r->counts;
-	struct om_status st = { 0 };
+	struct om_status st;
 	char labels[320];
 	struct hist empty;
 	struct group rest;
@@ -528,26 +655,101 @@ static void print_openmetrics(FILE *f, struct report *r)
 		om_labels(labels, sizeof(labels), r, &rest);
 		om_series(f, fam, labels, &rest.h);
 	}
-	st.command = r->command;
-	st.backend = r->backend;
-	st.window_s = r->duration_s;
-	st.end = r->wall;
-	st.lost = r->lost;
-	st.missed_switches = c->missed_switch;
-	st.unmeasured = c->unmeasured + c->off_unmeasured + c->slice_unmeasured;
-	st.recovered = r->recovered;
-	st.partial = report_partial(r);
-	st.sampled = r->sampling != NULL;
-	st.sample_hz = r->sampling ? r->sampling->hz_min : 0;
+	report_om_status(&st, r);
 	om_status_print(f, &st);
+}
+
+void report_om_status(struct om_status *st, const struct report *r)
+{
+	const struct an_counts *c = r->counts;
+
+	om_status_init(st, r->command, r->backend, r->duration_s, r->wall, r->sampling);
+	st->lost = r->lost;
+	st->missed_switches = c->missed_switch;
+	st->unmeasured = c->unmeasured + c->off_unmeasured + c->slice_unmeasured;
+	st->recovered = r->recovered;
+	st->partial = report_partial(r);
+}
+
+void open_blocks_add(struct open_blocks *ob, const struct open_block *b)
+{
+	unsigned i, at;
+
+	ob->n++;
+	ob->sum_ns += b->so_far_ns;
+	ob->whole += b->whole_window;
+	/* the longest first; a full list drops its shortest */
+	for (at = 0; at < ob->shown && ob->b[at].so_far_ns >= b->so_far_ns; at++)
+		;
+	if (at == OPEN_BLOCKS_SHOWN)
+		return;
+	if (ob->shown < OPEN_BLOCKS_SHOWN)
+		ob->shown++;
+	for (i = ob->shown - 1; i > at; i--)
+		ob->b[i] = ob->b[i - 1];
+	ob->b[at] = *b;
+}
+
+void open_blocks_print_text(FILE *f, const struct open_blocks *ob)
+{
+	unsigned i;
+
+	if (!ob || !ob->n)
+		return;
+	fprintf(f, "# %" PRIu64 " block%s still open at the window's end (in no histogram: not "
+		"ended), %.3f s so far in all (lower bounds)%s%s\n", ob->n, ob->n == 1 ? "" : "s",
+		(double)ob->sum_ns / 1e9, ob->whole ? "; blocked the whole window: " : "",
+		ob->whole ? (ob->whole == ob->n ? "all" : "some") : "");
+	for (i = 0; i < ob->shown; i++) {
+		const struct open_block *b = &ob->b[i];
+
+		fprintf(f, "#   tid %d ", b->tid);
+		text_field(f, b->comm, sizeof(b->comm), 0);
+		fprintf(f, ": %s for >= %.3f s%s%s", b->state[0] ? b->state : "blocked",
+			(double)b->so_far_ns / 1e9, b->whole_window ? " (the whole window)" : "",
+			b->where[0] ? " in " : "");
+		text_field(f, b->where, sizeof(b->where), 0);
+		fputc('\n', f);
+	}
+}
+
+void open_blocks_print_json(FILE *f, const struct open_blocks *ob)
+{
+	unsigned i;
+
+	if (!ob)
+		return;
+	fprintf(f, ",\"open_blocks\":{\"count\":%" PRIu64 ",\"sum_ns\":%" PRIu64
+		",\"whole_window\":%" PRIu64 ",\"lower_bounds\":true,\"longest\":[", ob->n,
+		ob->sum_ns, ob->whole);
+	for (i = 0; i < ob->shown; i++) {
+		const struct open_block *b = &ob->b[i];
+
+		fprintf(f, "%s{\"tid\":%d,\"comm\":", i ? "," : "", b->tid);
+		json_str(f, b->comm, sizeof(b->comm));
+		fputs(",\"state\":", f);
+		json_str_or_null(f, b->state[0] ? b->state : NULL, sizeof(b->state));
+		fprintf(f, ",\"so_far_ns\":%" PRIu64 ",\"whole_window\":%s,\"where\":",
+			b->so_far_ns, b->whole_window ? "true" : "false");
+		json_str_or_null(f, b->where[0] ? b->where : NULL, sizeof(b->where));
+		fputc('}', f);
+	}
+	fputs("]}", f);
 }
 
 bool report_partial(const struct report *r)
 {
 	const struct an_counts *c = r->counts;
 
-	return r->lost || r->dropped || c->missed_switch || c->unmeasured ||
-	       c->slice_unmeasured;
+	return r->lost || r->dropped || r->rejected || c->missed_switch || c->unmeasured ||
+	       c->slice_unmeasured || c->late || (r->inc && r->inc->negative) || r->nomatch ||
+	       r->cpu_unknown_ns || r->own_partial || c->follow_overflow;
+}
+
+bool report_totals_exact(const struct report *r)
+{
+	return r->measure == MEASURE_RUNQ && r->unmeasured_sized && !r->unmeasured_unsized &&
+	       !r->lost && !r->dropped && !r->counts->state_overflow && !r->nomatch;
 }
 
 /* svg: stacks as a flame graph; -i's intervals as a heat map, drawn at the

@@ -7,8 +7,9 @@
 
 #include "escape.h"
 #include "stackout.h"
+#include "svg.h"
 
-#define NAME_LEN 256
+#define NAME_LEN STACK_NAME_LEN
 
 /* One stack, named: frames innermost first. */
 struct named {
@@ -31,35 +32,67 @@ static uint32_t skip_tracer_frames(char (*name)[NAME_LEN], uint32_t n)
 	return 0;
 }
 
+uint32_t stack_name_frames(const struct stacktab *tab, const struct symbolizer *sym, bool kernel,
+			   uint32_t id, int32_t tgid, char (*buf)[STACK_NAME_LEN], uint32_t *skip)
+{
+	uint32_t depth = 0, i;
+	const uint64_t *fr = id ? stacktab_get(tab, id, &depth) : NULL;
+
+	if (!fr)
+		depth = 0;
+	if (depth > STACK_MAX_DEPTH)
+		depth = STACK_MAX_DEPTH;
+	for (i = 0; i < depth; i++) {
+		if (kernel)
+			sym->kernel(sym->karg, fr[i], buf[i], STACK_NAME_LEN);
+		else
+			sym->user(sym->uarg, tgid, fr[i], buf[i], STACK_NAME_LEN);
+	}
+	*skip = kernel ? skip_tracer_frames(buf, depth) : 0;
+	return depth;
+}
+
+void stack_where(const struct stacktab *kstacks, const struct symbolizer *sym, uint32_t id,
+		 char *buf, size_t len)
+{
+	const uint64_t *fr;
+	uint32_t depth = 0, i;
+	char name[STACK_NAME_LEN];
+
+	buf[0] = '\0';
+	if (!id || !sym || !sym->kernel || !(fr = stacktab_get(kstacks, id, &depth)))
+		return;
+	/* a switch's stack begins inside the tracer: from __schedule, if there */
+	for (i = 0; i < depth && i < 8; i++)
+		if (!sym->kernel(sym->karg, fr[i], name, sizeof(name)) && !strcmp(name, "__schedule"))
+			break;
+	for (i = i < depth && i < 8 ? i : 0; i < depth; i++) {
+		if (sym->kernel(sym->karg, fr[i], name, sizeof(name)) || strstr(name, "schedule"))
+			continue;
+		snprintf(buf, len, "%s", name);
+		return;
+	}
+}
+
 static void name_stack(const struct stack_report *r, bool kernel, uint32_t id,
 		       int32_t tgid, char (*buf)[NAME_LEN], struct named *out)
 {
-	const struct stacktab *tab = kernel ? r->kstacks : r->ustacks;
-	uint32_t depth, i, skip = 0;
-	const uint64_t *fr = stacktab_get(tab, id, &depth);
+	uint32_t skip, depth = stack_name_frames(kernel ? r->kstacks : r->ustacks, r->sym, kernel,
+						  id, tgid, buf, &skip);
 
-	for (i = 0; i < depth; i++) {
-		if (kernel)
-			r->sym->kernel(r->sym->karg, fr[i], buf[i], NAME_LEN);
-		else
-			r->sym->user(r->sym->uarg, tgid, fr[i], buf[i], NAME_LEN);
-	}
-	if (kernel)
-		skip = skip_tracer_frames(buf, depth);
 	out->name = buf + skip;
 	out->n = depth - skip;
 	if (out->n > r->depth)
 		out->n = r->depth;
 }
 
-/* Folded lines use ';' between frames and ' ' before the value. */
-static void folded_frame(FILE *f, const char *s)
+void stack_fold_frame(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		fputc(*s == ';' ? ':' : (unsigned char)*s < 0x20 ? '?' : *s, f);
 }
 
-static void folded_comm(FILE *f, const char *comm)
+void stack_fold_comm(FILE *f, const char *comm)
 {
 	size_t i, n = strnlen(comm, COMM_LEN);
 
@@ -97,7 +130,7 @@ static void folded_name(FILE *f, const struct stack_report *r, const struct stac
 		cg = cgroup_of_entry(r, e, &path);
 		folded_cgroup(f, cg);
 	}
-	folded_comm(f, e->comm);
+	stack_fold_comm(f, e->comm);
 }
 
 /* the id JSON and text show: the thread's with --by cgroup */
@@ -127,7 +160,7 @@ static void folded_line(FILE *f, const struct stack_report *r, const struct stac
 			fputs(";[Missed User Stack]", f);
 		for (i = us.n; i-- > 0;) {
 			fputc(';', f);
-			folded_frame(f, us.name[i]);
+			stack_fold_frame(f, us.name[i]);
 		}
 	}
 	if (r->kstack) {
@@ -137,23 +170,9 @@ static void folded_line(FILE *f, const struct stack_report *r, const struct stac
 			fputs(";[Missed Kernel Stack]", f);
 		for (i = ks.n; i-- > 0;) {
 			fputc(';', f);
-			folded_frame(f, ks.name[i]);
+			stack_fold_frame(f, ks.name[i]);
 		}
 	}
-}
-
-static int fold_by_line(const void *a, const void *b)
-{
-	return strcmp(((const struct fold_line *)a)->line, ((const struct fold_line *)b)->line);
-}
-
-static int fold_by_total(const void *a, const void *b)
-{
-	const struct fold_line *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? 1 : -1;
-	return strcmp(x->line, y->line);
 }
 
 void stacks_fold_free(struct fold_line *v, uint32_t n)
@@ -165,43 +184,22 @@ void stacks_fold_free(struct fold_line *v, uint32_t n)
 	free(v);
 }
 
+/* flame_fold()'s entry: one aggregated stack's folded line */
+static bool stacks_entry(FILE *f, void *arg, size_t i, char (*a)[STACK_NAME_LEN],
+			 char (*b)[STACK_NAME_LEN], uint64_t *ns)
+{
+	const struct stack_report *r = arg;
+
+	(void)a;
+	(void)b;
+	folded_line(f, r, &r->agg->v[i]);
+	*ns = r->agg->v[i].total_ns;
+	return true;
+}
+
 int stacks_fold(const struct stack_report *r, struct fold_line **out, uint32_t *nout)
 {
-	struct fold_line *v = calloc(r->agg->n ? r->agg->n : 1, sizeof(*v));
-	uint32_t n = 0, k, top;
-
-	*out = NULL;
-	*nout = 0;
-	if (!v)
-		return -ENOMEM;
-	for (k = 0; k < r->agg->n; k++) {
-		size_t len;
-		FILE *m = open_memstream(&v[n].line, &len);
-
-		if (!m) {
-			stacks_fold_free(v, n);
-			return -ENOMEM;
-		}
-		folded_line(m, r, &r->agg->v[k]);
-		if (fclose(m) || !v[n].line) {
-			stacks_fold_free(v, n);
-			return -ENOMEM;
-		}
-		v[n++].ns = r->agg->v[k].total_ns;
-	}
-	qsort(v, n, sizeof(*v), fold_by_line);
-	for (k = 1, top = n ? 1 : 0; k < n; k++) {
-		if (!strcmp(v[k].line, v[top - 1].line)) {
-			v[top - 1].ns += v[k].ns;
-			free(v[k].line);
-		} else {
-			v[top++] = v[k];
-		}
-	}
-	qsort(v, top, sizeof(*v), fold_by_total);
-	*out = v;
-	*nout = top;
-	return 0;
+	return flame_fold(r->agg->n, stacks_entry, (void *)r, true, out, nout);
 }
 
 /*

@@ -45,6 +45,24 @@ struct fold_line {
 int stacks_fold(const struct stack_report *r, struct fold_line **v, uint32_t *n);
 void stacks_fold_free(struct fold_line *v, uint32_t n);
 
+/* The bytes a frame's name takes, NUL included, at most. */
+#define STACK_NAME_LEN 256
+/*
+ * The frames of stack @id in @tab named through @sym into @buf
+ * (STACK_MAX_DEPTH entries), innermost first: kernel frames, or @tgid's
+ * user frames. Returns how many; *@skip: of them, the tracer's own at the
+ * start of a switch's kernel stack (before __schedule), 0 for user frames.
+ */
+uint32_t stack_name_frames(const struct stacktab *tab, const struct symbolizer *sym, bool kernel,
+			   uint32_t id, int32_t tgid, char (*buf)[STACK_NAME_LEN], uint32_t *skip);
+/* Where a blocked thread sleeps: the first frame of kernel stack @id not of the scheduler ("" none). */
+void stack_where(const struct stacktab *kstacks, const struct symbolizer *sym, uint32_t id,
+		 char *buf, size_t len);
+/* A frame in a folded line: ';' written ':', control characters '?'. */
+void stack_fold_frame(FILE *f, const char *s);
+/* A thread's name as a folded line's first frame: ';' and ' ' as '_' ("[unknown]" when empty). */
+void stack_fold_comm(FILE *f, const char *comm);
+
 /* Text: offcputime's multi-line layout, or folded lines with r->folded. */
 void stacks_print_text(FILE *f, const struct stack_report *r);
 /* The JSON array value of "stacks". */

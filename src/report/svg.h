@@ -36,12 +36,31 @@ void svg_flame(FILE *f, const struct report *r);
  * in a palette of their own. FLAME_WALL: a wall-clock profile's lines,
  * whose last frame is [on-cpu...], [runq] or an off-CPU kind; frames
  * mostly on a CPU are drawn warm, mostly waiting for one purple, the
- * rest blue, and the totals say wall-clock.
+ * rest blue, and the totals say wall-clock. FLAME_PROFILE: FLAME_WALL
+ * with [waiting for children] (a parent in wait4) in green, a legend of
+ * the four colours, and a label only where three characters and "..."
+ * fit (or the whole name).
  */
-enum flame_palette { FLAME_OFFCPU, FLAME_WALL };
+enum flame_palette { FLAME_OFFCPU, FLAME_WALL, FLAME_PROFILE };
 struct fold_line;
 void svg_flame_lines(FILE *f, const struct report *r, const struct fold_line *lines, uint32_t n,
 		     uint32_t top, const char *title, enum flame_palette pal);
+/*
+ * Writes entry @i's folded line (no time) to @f and its time to *@ns;
+ * false leaves the entry out. @a and @b hold STACK_MAX_DEPTH frame names
+ * each, for naming the entry's two stacks (kernel and user, or the
+ * blocked thread's and its waker's).
+ */
+typedef bool flame_entry_fn(FILE *f, void *arg, size_t i, char (*a)[STACK_NAME_LEN],
+			    char (*b)[STACK_NAME_LEN], uint64_t *ns);
+/*
+ * The folded lines of entries 0 to @n - 1 for svg_flame_lines() (or -f),
+ * in entry order; @merge: identical lines merged, then the largest first
+ * (by line where times tie). In *@out (free with stacks_fold_free()),
+ * their number in *@nout. 0 or -ENOMEM.
+ */
+int flame_fold(size_t n, flame_entry_fn *entry, void *arg, bool merge, struct fold_line **out,
+	       uint32_t *nout);
 /* One window's histograms: a bucket chart per group (--top N of them). */
 void svg_charts(FILE *f, struct report *r);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "escape.h"
 #include "openmetrics.h"
 #include "report_local.h"
 #include "triage.h"
@@ -38,10 +39,14 @@ static void next_where(const struct triage_in *in, struct verdict *v, bool d)
 	const char *what = d ? "blocked longest" : "asleep longest";
 	/* sleeping can be by choice: the step is for when it should not be */
 	const char *pre = d ? "" : "if they should have been working, ";
-	char who[64] = "";
+	char who[64] = "", name[16];
 
-	if (pid > 0)
-		snprintf(who, sizeof(who), "   (%.15s, %s)", comm, what);
+	if (pid > 0) {
+		/* a task's name, shown as the tables show it */
+		snprintf(name, sizeof(name), "%.15s", comm);
+		text_clean(name);
+		snprintf(who, sizeof(who), "   (%s, %s)", name, what);
+	}
 	if (in->restack) {
 		/* a recording without stacks: make one that has them */
 		snprintf(v->next, sizeof(v->next), "%swhere %s needs kernel stacks, which the "
@@ -153,6 +158,19 @@ void triage_verdict(const struct triage_in *in, struct verdict *v)
 			 100 * s_share);
 		snprintf(v->next, sizeof(v->next), "look at both: %s runq -P %s and "
 			 "%s offcpu -K %s", tool, in->next_scope, tool, in->next_scope);
+	} else if (in->open && in->open->n) {
+		/* nothing ran, but the threads are there: blocked, and where */
+		const struct open_block *ob = &in->open->b[0];
+
+		v->kind = VERDICT_HUNG;
+		v->name = "blocked_whole_window";
+		snprintf(v->why, sizeof(v->why), "none of the selected threads ran: %" PRIu64
+			 " blocked %s, the longest %.15s (tid %d) %s%s%s for >= %.3f s",
+			 in->open->n, in->open->whole == in->open->n ? "the whole window" :
+			 "to its end", ob->comm, ob->tid, ob->state[0] ? ob->state : "blocked",
+			 ob->where[0] ? " in " : "", ob->where, (double)ob->so_far_ns / 1e9);
+		snprintf(v->next, sizeof(v->next), "who it waits on: offcpu-ftrace waits %d; its "
+			 "stack: %s offcpu -K %s", ob->tid, tool, in->next_scope);
 	} else {
 		v->kind = VERDICT_IDLE;
 		v->name = "idle";
@@ -262,8 +280,14 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 	}
 	if (in->parent_wait_ns) {
 		human(t, sizeof(t), (double)in->parent_wait_ns / 1e3);
-		fprintf(f, "# not counted as blocked: %s asleep in processes that started "
-			"processes of their own (waiting for their children)\n", t);
+		fprintf(f, "%-20s %10s %6s", "parents waiting", t, "-");
+		if (in->parent_waits)
+			tail_cols(f, in->parent_waits);
+		else
+			fputc('\n', f);
+		fputs("# parents waiting: blocked in processes that started processes of their "
+		      "own (waiting for their children, whose time tells): not in the shares, "
+		      "nor in blocked's time or tail\n", f);
 	}
 	if (in->nrows)
 		print_rows(f, in);
@@ -285,17 +309,30 @@ static void print_text(FILE *f, const struct triage_in *in, const struct verdict
 	if (in->unclaimed >= 0)
 		fprintf(f, "unclaimed CPU: %.1f%% of CPU time idle while these threads waited on "
 			"another CPU's run queue\n", 100 * in->unclaimed);
-	if (in->unclaimed >= 0 && in->th.unclaimed && 100 * in->unclaimed >= in->th.unclaimed)
-		fprintf(f, "# note: work waited while CPUs idled (%.1f%% >= %u%%): CPU affinity "
+	/* where some CPUs' state is not known, only what the share is at least says so */
+	if (in->unclaimed >= 0 && in->th.unclaimed &&
+	    100 * (in->unclaimed_partial ? in->unclaimed_min : in->unclaimed) >= in->th.unclaimed)
+		fprintf(f, "# note: work waited while CPUs idled (%s%.1f%% >= %u%%): CPU affinity "
 			"(taskset, cpusets) or slow load balancing keeps it off the idle CPUs; "
-			"offcpu-ftrace runqlen -O -C shows which queues\n", 100 * in->unclaimed,
+			"offcpu-ftrace runqlen -O -C shows which queues\n",
+			in->unclaimed_partial ? "at least " : "",
+			100 * (in->unclaimed_partial ? in->unclaimed_min : in->unclaimed),
 			in->th.unclaimed);
 	print_steal(f, in);
 	if (in->recovered)
 		fprintf(f, "# %" PRIu64 " context switch%s the sched_switch tracepoint did not "
 			"record, taken from perf's context-switch records\n", in->recovered,
 			in->recovered == 1 ? "" : "es");
-	if (in->partial)
+	open_blocks_print_text(f, in->open);
+	if (in->unclaimed >= 0 && in->unclaimed_partial)
+		fprintf(f, "# partial: the unclaimed share lies between %.1f%% and %.1f%%: the trace "
+			"did not show the state of %.3f CPU-s%s\n", 100 * in->unclaimed_min,
+			100 * in->unclaimed_max, (double)in->cpu_unknown_ns / 1e9, in->cpu_proc ?
+			", which /proc/stat's idle time bounds (runqlen -O says which CPUs)" :
+			"; /proc/stat's idle time, which would bound it, is not known here");
+	/* (partial for the CPU state alone: the line above) */
+	if (in->partial && (in->lost || in->missed_switch || in->unmeasured || in->inferred ||
+			    !in->cpu_unknown_ns))
 		fprintf(f, "# partial: %" PRIu64 " event%s lost, %" PRIu64 " context switch%s "
 			"missing from the trace, %" PRIu64 " wait%s not measured, %" PRIu64
 			" off-CPU interval%s inferred: shares are approximate\n",
@@ -366,6 +403,8 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 		in->blocked_d_ns, in->blocked_s_ns, in->parent_wait_ns);
 	json_hist(f, "runq", in->runq);
 	json_hist(f, "blocked", in->blocked);
+	if (in->parent_waits)
+		json_hist(f, "parents_waiting", in->parent_waits);
 	fputs(",\"psi\":{", f);
 	for (i = 0; i < PSI_N; i++) {
 		double s = psi_share(in, i);
@@ -386,13 +425,17 @@ static void print_json(FILE *f, const struct triage_in *in, const struct verdict
 	else
 		fputs("null", f);
 	if (in->unclaimed >= 0)
-		fprintf(f, ",\"unclaimed_share\":%.6f", in->unclaimed);
+		fprintf(f, ",\"unclaimed_share\":%.6f,\"unclaimed_min\":%.6f,\"unclaimed_max\":%.6f"
+			",\"cpu_state_unknown_ns\":%" PRIu64, in->unclaimed, in->unclaimed_min,
+			in->unclaimed_max, in->cpu_unknown_ns);
 	else
-		fputs(",\"unclaimed_share\":null", f);
+		fputs(",\"unclaimed_share\":null,\"unclaimed_min\":null,\"unclaimed_max\":null"
+		      ",\"cpu_state_unknown_ns\":null", f);
 	fprintf(f, ",\"lost\":%" PRIu64 ",\"missed_switch\":%" PRIu64 ",\"unmeasured\":%"
 		PRIu64 ",\"inferred\":%" PRIu64 ",\"switch_records\":%" PRIu64
 		",\"partial\":%s", in->lost, in->missed_switch, in->unmeasured, in->inferred,
 		in->recovered, in->partial ? "true" : "false");
+	open_blocks_print_json(f, in->open);
 	if (in->sampling)
 		sampled_print_json(f, in->sampling, in->command_cpu_ns);
 	if (in->nrows)
@@ -438,7 +481,7 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 {
 	enum om_family rq = in->sampling ? om_sampled(OM_RUNQ) : OM_RUNQ;
 	enum om_family bl = in->sampling ? om_sampled(OM_BLOCKED) : OM_BLOCKED;
-	struct om_status st = { 0 };
+	struct om_status st;
 	static const char lab[] = "command=\"triage\"";
 	char rl[600];
 	size_t i;
@@ -471,8 +514,12 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 	if (in->unclaimed >= 0)
 		fprintf(f, "# TYPE offcpu_ftrace_cpu_unclaimed_ratio gauge\n# HELP "
 			"offcpu_ftrace_cpu_unclaimed_ratio Share of CPU time idle while tasks "
-			"waited on another CPU.\noffcpu_ftrace_cpu_unclaimed_ratio{%s} %.6f\n", lab,
-			in->unclaimed);
+			"waited on another CPU (the estimate where CPU state is not known: "
+			"bound=\"min\" and \"max\" bound it).\n"
+			"offcpu_ftrace_cpu_unclaimed_ratio{%s} %.6f\n"
+			"offcpu_ftrace_cpu_unclaimed_ratio{%s,bound=\"min\"} %.6f\n"
+			"offcpu_ftrace_cpu_unclaimed_ratio{%s,bound=\"max\"} %.6f\n", lab,
+			in->unclaimed, lab, in->unclaimed_min, lab, in->unclaimed_max);
 	/* A gauge, not the OpenMetrics "info" type: Prometheus' own text
 	 * parser (promtool check metrics, older scrapers) refuses "info". */
 	fprintf(f, "# TYPE offcpu_ftrace_verdict gauge\n"
@@ -482,17 +529,12 @@ static void print_openmetrics(FILE *f, const struct triage_in *in, const struct 
 		row_labels(rl, sizeof(rl), &in->rows[i]);
 		fprintf(f, "offcpu_ftrace_verdict{%s,kind=\"%s\"} 1\n", rl, in->rows[i].v.name);
 	}
-	st.command = "triage";
-	st.backend = in->backend;
-	st.window_s = in->window_s;
-	st.end = in->wall;
+	om_status_init(&st, "triage", in->backend, in->window_s, in->wall, in->sampling);
 	st.lost = in->lost;
 	st.missed_switches = in->missed_switch;
 	st.unmeasured = in->unmeasured;
 	st.recovered = in->recovered;
 	st.partial = in->partial;
-	st.sampled = in->sampling != NULL;
-	st.sample_hz = in->sampling ? in->sampling->hz_min : 0;
 	om_status_print(f, &st);
 }
 

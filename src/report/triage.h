@@ -35,6 +35,7 @@ enum verdict_kind {
 	VERDICT_ONCPU,
 	VERDICT_MIXED,
 	VERDICT_IDLE,		/* nothing selected ran */
+	VERDICT_HUNG,		/* nothing ran: blocked the whole window (or to its end) */
 };
 
 struct triage_row;
@@ -59,6 +60,8 @@ struct triage_in {
 	 * make): waiting for their children, left out of blocked_ns */
 	uint64_t parent_wait_ns;
 	const struct hist *runq, *blocked;	/* in usecs */
+	/* parent_wait_ns's intervals (NULL: not kept apart, a row's) */
+	const struct hist *parent_waits;
 	/* the process blocked longest in D, and the one asleep longest (not
 	 * one waiting for its children, not offcpu-ftrace itself); -1 none */
 	int32_t top_d_pid, top_s_pid;
@@ -73,9 +76,19 @@ struct triage_in {
 	uint64_t unmeasured, inferred;	/* intervals the trace could not measure */
 	uint64_t recovered;		/* switches from perf's switch records */
 	bool partial;
+	/* blocks still open at the window's end (the selected threads'), or NULL */
+	const struct open_blocks *open;
 	/* CPU time idle while the threads waited on busy CPUs' queues, as a
 	 * share of all CPUs' time (cpuunclaimed); < 0 unknown (sampled) */
 	double unclaimed;
+	/*
+	 * ... unclaimed_partial where some CPU's idle state was not in the
+	 * trace: the bounds it lies within (narrowed by /proc/stat's idle time
+	 * when cpu_proc), and how much CPU time that was
+	 */
+	double unclaimed_min, unclaimed_max;
+	bool unclaimed_partial, cpu_proc;
+	uint64_t cpu_unknown_ns;
 	/* live: what the hypervisor took from the CPUs (steal, all @ncpu added) */
 	bool steal_known;
 	uint64_t steal_ns;

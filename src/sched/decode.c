@@ -84,6 +84,9 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	ev->stack_depth = 0;
 	ev->cg_path = NULL;
 	ev->has_target = l->target_cpu[t].size != 0;
+	ev->has_prio = l->prio[t].size != 0;
+	ev->prio = ev->has_prio ? (int32_t)get_int(p, &l->prio[t]) : -1;
+	ev->next_prio = ev->has_prio && t == SEV_SWITCH ? (int32_t)get_int(p, &l->next_prio) : -1;
 	ev->target_cpu = ev->has_target ? (int32_t)get_int(p, &l->target_cpu[t]) : -1;
 	if (t == SEV_FORK) {
 		ev->next_pid = (int32_t)get_int(p, &l->child_pid);
@@ -117,6 +120,30 @@ unsigned decode_record(const struct sched_layout *l, const void *data,
 	if (ev->next_comm && !ev->next_comm[0])
 		ev->next_comm = NULL;
 	return t;
+}
+
+/* PID_MAX_LIMIT on 64-bit kernels: no task id is larger */
+#define SCHED_PID_MAX 4194304
+
+/*
+ * A task id a recording can hold: 0 .. PID_MAX_LIMIT, or -1, which perf
+ * gives for a task gone (or not in its pid namespace) and our perf
+ * backend writes for the side of a switch its records did not name.
+ */
+static bool pid_ok(int32_t pid)
+{
+	return pid >= -1 && pid <= SCHED_PID_MAX;
+}
+
+bool decode_plausible(const struct sched_event *ev, unsigned ncpu_max)
+{
+	if (!pid_ok(ev->pid) || !pid_ok(ev->common_pid))
+		return false;
+	/* a switch's next task, a fork's child, a user stack's process */
+	if ((ev->type == SEV_SWITCH || ev->type == SEV_FORK || ev->type == SEV_USTACK) &&
+	    !pid_ok(ev->next_pid))
+		return false;
+	return !ev->has_target || (ev->target_cpu >= 0 && (unsigned)ev->target_cpu < ncpu_max);
 }
 
 void decode_stack(const struct sched_layout *l, const void *data, uint32_t size,

@@ -8,6 +8,7 @@
 #ifndef OFFCPU_DECODE_H
 #define OFFCPU_DECODE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -21,6 +22,14 @@
 unsigned decode_record(const struct sched_layout *l, const void *data,
 		       uint32_t size, uint64_t ts, int32_t cpu,
 		       struct sched_event *ev);
+
+/*
+ * Whether a decoded event can be true of a kernel: its pids within
+ * PID_MAX_LIMIT (0 .. 4194304, or -1: perf's task gone, our perf
+ * backend's side of a switch unknown), a target CPU below @ncpu_max. A
+ * record from a file failing it is corrupt (no kernel writes such).
+ */
+bool decode_plausible(const struct sched_event *ev, unsigned ncpu_max);
 
 /*
  * Stack records: frames are copied into @frames (records are only 4-byte

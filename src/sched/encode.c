@@ -64,9 +64,17 @@ static uint32_t payload(const struct sched_layout *l, const struct sched_event *
 		return 0;
 	size = l->full_size[t] > l->min_size[t] ? l->full_size[t] : l->min_size[t];
 	if (t >= SEV_KSTACK) {
+		/*
+		 * a kernel stack: exactly its frames, as the kernel writes one
+		 * (the format's caller[8] is no minimum since 6.x: zeros past the
+		 * stack's end would read as frames, trace-cmd's "=> 0"); a user
+		 * stack's record is the format's whole, zero-terminated
+		 */
 		n = ev->stack_depth < STACK_MAX_DEPTH ? ev->stack_depth : STACK_MAX_DEPTH;
-		if (l->caller[t - SEV_KSTACK].off + 8 * n > size)
-			size = l->caller[t - SEV_KSTACK].off + 8 * n;
+		if (t == SEV_KSTACK)
+			size = l->caller[0].off + 8 * n;
+		else if (l->caller[1].off + 8 * n > size)
+			size = l->caller[1].off + 8 * n;	/* user stacks: at least [8] */
 	}
 	size = (size + 3) & ~3u;
 	if (size > MAX_RECORD)
@@ -81,6 +89,10 @@ static uint32_t payload(const struct sched_layout *l, const struct sched_event *
 		put_int(rec, &l->prev_state, ev->prev_state);
 		put_comm(rec, &l->next_comm, ev->next_comm);
 		put_int(rec, &l->next_pid, ev->next_pid);
+		if (ev->has_prio) {
+			put_int(rec, &l->prio[t], ev->prio);
+			put_int(rec, &l->next_prio, ev->next_prio);
+		}
 		break;
 	case SEV_FORK:
 		put_int(rec, &l->pid[t], ev->pid);
@@ -99,6 +111,8 @@ static uint32_t payload(const struct sched_layout *l, const struct sched_event *
 		put_int(rec, &l->pid[t], ev->pid);
 		if (ev->has_target)
 			put_int(rec, &l->target_cpu[t], ev->target_cpu);
+		if (ev->has_prio)
+			put_int(rec, &l->prio[t], ev->prio);
 		break;
 	}
 	return size;

@@ -287,12 +287,19 @@ int fmt_resolve(struct sched_layout *l, const char **missing)
 			bad |= loc(ev, "prev_state", &l->prev_state, ms);
 			bad |= loc(ev, "next_pid", &l->next_pid, ms);
 			bad |= loc(ev, "next_comm", &l->next_comm, ms);
+			/* optional: a recording writes them back (trace-cmd shows them) */
+			if (loc_int(ev, "prev_prio", &l->prio[i], ms, true) ||
+			    loc_int(ev, "next_prio", &l->next_prio, ms, true) ||
+			    !l->prio[i].size || !l->next_prio.size)
+				memset(&l->prio[i], 0, sizeof(l->prio[i]));
 		} else {
 			bad |= loc(ev, "pid", &l->pid[i], ms);
 			bad |= loc(ev, "comm", &l->comm[i], ms);
 			/* optional (every kernel since 3.x has it): where it is queued */
 			if (loc(ev, "target_cpu", &l->target_cpu[i], ms) || l->target_cpu[i].size != 4)
 				memset(&l->target_cpu[i], 0, sizeof(l->target_cpu[i]));
+			if (loc_int(ev, "prio", &l->prio[i], ms, true))
+				memset(&l->prio[i], 0, sizeof(l->prio[i]));
 		}
 		if (bad || l->common_type.size != 2 || l->common_pid.size != 4 ||
 		    l->pid[i].size != 4 ||

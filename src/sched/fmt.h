@@ -28,6 +28,8 @@ struct sched_layout {
 	/* per type: pid/comm (switch: prev_*), next_* for switch */
 	struct field_loc pid[SEV_NTYPES], comm[SEV_NTYPES];
 	struct field_loc prev_state, next_pid, next_comm, child_pid;
+	/* switch: prev_prio in prio[], next_prio; wakeups: prio; size 0 absent */
+	struct field_loc prio[SEV_NTYPES], next_prio;
 	struct field_loc target_cpu[SEV_NTYPES];	/* wakeups; size 0: absent */
 	struct field_loc caller[2];		/* kernel_stack, user_stack */
 	/*

@@ -173,7 +173,7 @@ inroot /usr/sbin/offcpu-ftrace info > "$work/info" 2>&1 || fail "info exited $?:
 grep -q '^backend runq: ' "$work/info" || fail "info printed no backend: $(head -3 "$work/info")"
 okif "info as root: $(grep '^backend runq:' "$work/info" | cut -c1-100)"
 # tracing: the live tests' lock, as they take it
-exec 9> "${OFFCPU_LIVE_LOCK:-$builddir/.live-tests.lock}"
+exec 9> "${OFFCPU_LIVE_LOCK:-/tmp/offcpu-ftrace-live-tests.lock}"
 flock 9 || die "cannot take the live lock"
 inroot /usr/sbin/offcpu-ftrace runq --format=json 1 > "$work/runq.json" 2> "$work/runq.err"
 rc=$?

@@ -18,6 +18,14 @@
  *
  * The input is written to a memfd and opened through /proc/self/fd/N, so
  * nothing touches the file system.
+ *
+ * Stored mode, so that mutations reach what compressed sections hold once
+ * decompressed (random bytes in a zstd stream just fail to decompress):
+ * an input starting "OFZS" is a version 7 file whose compressed blocks
+ * hold their raw bytes, "u32 size, u32 raw size, 'OFZ\0', raw, padding"
+ * (craft.py's stored seeds). Each such block is turned here, in place,
+ * into a zstd frame of raw blocks and a skippable frame over the rest,
+ * which any zstd decoder (ours, libtracecmd's) expands to those raw bytes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* memfd_create */
@@ -52,6 +60,84 @@ static void die(const char *what)
 {
 	fprintf(stderr, "fuzz_tdat: %s\n", what);
 	abort();
+}
+
+#define ZSTD_MAGIC 0xFD2FB528u
+#define ZSTD_SKIPPABLE 0x184D2A50u
+#define ZSTD_RAW_MAX (128u << 10)	/* a raw block's largest size */
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * The stored block whose tag is at @d + @at (its header 8 bytes before):
+ * a zstd frame of its raw bytes, a skippable frame over the padding.
+ * Left as it is when its sizes do not leave room (a mutated header).
+ * Returns the bytes it now spans (0: left).
+ */
+static size_t zstd_store(uint8_t *d, size_t n, size_t at)
+{
+	uint32_t csize = get_le32(d + at - 8), usize = get_le32(d + at - 4);
+	uint32_t nblocks = usize ? (usize + ZSTD_RAW_MAX - 1) / ZSTD_RAW_MAX : 1;
+	uint32_t fcs = usize < 256 ? 1 : usize < 65536 + 256 ? 2 : 4, b, done = 0;
+	uint64_t frame = 5ull + fcs + 3ull * nblocks + usize;
+	uint8_t *raw, *p = d + at;
+
+	if (csize > n - at || (uint64_t)usize + 4 > csize || frame + 8 > csize)
+		return 0;
+	raw = malloc(usize ? usize : 1);
+	if (!raw)
+		die("out of memory");
+	memcpy(raw, d + at + 4, usize);
+	put_le32(p, ZSTD_MAGIC);
+	/* single segment: the content size says the window; no checksum */
+	p[4] = (uint8_t)(0x20 | (fcs == 1 ? 0 : fcs == 2 ? 0x40 : 0x80));
+	p += 5;
+	if (fcs == 1) {
+		*p = (uint8_t)usize;
+	} else if (fcs == 2) {
+		p[0] = (uint8_t)(usize - 256);
+		p[1] = (uint8_t)((usize - 256) >> 8);
+	} else {
+		put_le32(p, usize);
+	}
+	p += fcs;
+	for (b = 0; b < nblocks; b++) {
+		uint32_t len = usize - done < ZSTD_RAW_MAX ? usize - done : ZSTD_RAW_MAX;
+		uint32_t hdr = (len << 3) | (b + 1 == nblocks ? 1u : 0u);	/* type 0: raw */
+
+		p[0] = (uint8_t)hdr;
+		p[1] = (uint8_t)(hdr >> 8);
+		p[2] = (uint8_t)(hdr >> 16);
+		memcpy(p + 3, raw + done, len);
+		p += 3 + len;
+		done += len;
+	}
+	free(raw);
+	put_le32(p, ZSTD_SKIPPABLE);
+	put_le32(p + 4, (uint32_t)(csize - frame - 8));
+	memset(p + 8, 0, csize - frame - 8);
+	return csize;
+}
+
+/* Stored mode (above): every tagged block compressed in place. */
+static void unstore(uint8_t *d, size_t n)
+{
+	size_t at, span;
+
+	for (at = 8; at + 4 <= n; at++)
+		if (!memcmp(d + at, "OFZ", 4) && (span = zstd_store(d, n, at)))
+			at += span - 1;
 }
 
 struct seen {
@@ -124,6 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen s = { 0 };
 	uint64_t lost[64];
 	char path[64], err[BACKEND_ERRLEN];
+	uint8_t *stored = NULL;
 	size_t off = 0;
 	int fd, ret;
 	bool mono;
@@ -131,6 +218,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = memfd_create("fuzz_tdat", MFD_CLOEXEC);
 	if (fd < 0)
 		die("memfd_create");
+	if (size >= 4 && !memcmp(data, "OFZS", 4)) {
+		stored = malloc(size - 4 ? size - 4 : 1);
+		if (!stored)
+			die("out of memory");
+		memcpy(stored, data + 4, size - 4);
+		size -= 4;
+		unstore(stored, size);
+		data = stored;
+	}
 	while (off < size) {
 		ssize_t n = write(fd, data + off, size - off);
 
@@ -138,6 +234,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			die("write to the memfd");
 		off += (size_t)n;
 	}
+	/* FUZZ_TDAT_DUMP=FILE: the bytes the reader gets (stored mode: compressed) */
+	if (getenv("FUZZ_TDAT_DUMP")) {
+		FILE *f = fopen(getenv("FUZZ_TDAT_DUMP"), "wb");
+
+		if (!f || fwrite(data, 1, size, f) != size || fclose(f))
+			die("FUZZ_TDAT_DUMP: cannot write it");
+	}
+	free(stored);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	req.replay_path = path;
 	err[0] = '\0';

@@ -153,10 +153,17 @@ for f in "$fx"/bpftrace-*.txt "$fx"/bcc-*.txt "$fx"/*.json; do
 	[ -f "$f" ] && cp "$f" "$out/peerhist/"
 done
 
-# --- tdat: the trace-cmd recordings as they are
-for f in "$fx"/trace-cmd/*.dat; do
+# --- tdat: the recordings as they are (trace-cmd's version 6 and 7, zstd
+# and zlib; ours), and the hostile ones craft.py makes from them (a chunk
+# claiming a GiB, compressed formats with a byte zeroed, timestamps that
+# step back): the compressed and version 7 paths from the first run
+for f in "$fx"/trace-cmd/*.dat "$fx"/recordings/*.dat; do
 	[ -f "$f" ] && cp "$f" "$out/tdat/"
 done
+if command -v "${PYTHON3:-python3}" > /dev/null 2>&1; then
+	"${PYTHON3:-python3}" "$fz/craft.py" "$top" "$out/tdat" > /dev/null ||
+		echo "seeds.sh: craft.py failed: no crafted recordings" >&2
+fi
 
 for t in decode fmt khist peerhist tdat; do
 	printf '%s: %s seeds\n' "$t" "$(find "$out/$t" -type f | wc -l)"

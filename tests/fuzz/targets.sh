@@ -14,13 +14,13 @@ fuzz_sources() {
 	peerhist) echo "src/parse/peerhist.c src/parse/histbuild.c src/parse/khistpeer.c" \
 		"src/parse/ourjson.c src/parse/jsonread.c src/parse/histmerge.c" \
 		"src/parse/khist.c src/parse/linescan.c src/core/grow.c" ;;
-	tdat) echo "tracefs/replay.c tracefs/recshell.c tracefs/tdat.c src/sched/fmt_tep.c src/sched/decode.c" \
-		"src/host/fileread.c src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c" \
-		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
-	tdatown) echo "tracefs/tdatread.c tracefs/recshell.c tracefs/tdat.c src/sched/decode.c src/sched/fmt.c" \
-		"src/sym/ksym.c src/host/procfs.c src/host/fileread.c src/core/event.c" \
-		"src/core/errf.c src/core/analyzer.c" \
-		"src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
+	tdat) echo "tracefs/replay.c tracefs/recshell.c tracefs/tdat.c tracefs/tdatrd.c tracefs/tdatpart.c tracefs/tdatsec.c tracefs/recmeta.c src/parse/numparse.c tracefs/tdatz.c src/sched/fmt_tep.c src/sched/decode.c" \
+		"src/host/fileread.c src/sched/fmt.c src/core/event.c src/core/errf.c src/core/analyzer.c src/core/anselect.c src/core/ansinks.c src/core/anrunq.c src/core/anoff.c src/core/anstacks.c" \
+		"src/core/cpustate.c src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
+	tdatown) echo "tracefs/tdatread.c tracefs/recshell.c tracefs/tdat.c tracefs/tdatrd.c tracefs/tdatpart.c tracefs/tdatsec.c tracefs/recmeta.c src/parse/numparse.c tracefs/tdatz.c src/sched/decode.c src/sched/fmt.c" \
+		"src/sym/ksym.c src/host/procfs.c src/parse/linescan.c src/host/fileread.c src/core/event.c" \
+		"src/core/errf.c src/core/analyzer.c src/core/anselect.c src/core/ansinks.c src/core/anrunq.c src/core/anoff.c src/core/anstacks.c" \
+		"src/core/cpustate.c src/core/tasktab.c src/core/posindex.c src/core/groups.c src/core/hist.c src/core/stacks.c src/core/grow.c" ;;
 	esac
 }
 
@@ -41,18 +41,21 @@ fuzz_corpus() {
 }
 
 # extra compiler flags and libraries (after the project's sources)
+# (both recording readers decompress: tdat_scan() checks compressed sections)
 fuzz_flags() {
 	case $1 in
-	tdat) pkg-config --cflags libtracecmd 2>/dev/null ;;
+	tdat) echo "$(pkg-config --cflags libtracecmd 2>/dev/null)" \
+		"$(pkg-config --exists libzstd 2>/dev/null && echo -DHAVE_ZSTD)" ;;
 	tdatown) echo "-DOWN_READER $(pkg-config --exists libzstd 2>/dev/null && echo -DHAVE_ZSTD)" ;;
 	esac
 }
 fuzz_libs() {
 	case $1 in
 	decode|fmt) pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent ;;
-	tdat) pkg-config --libs libtracecmd 2>/dev/null || echo -ltracecmd -ltracefs -ltraceevent ;;
+	tdat) echo "$(pkg-config --libs libtracecmd 2>/dev/null || echo -ltracecmd -ltracefs -ltraceevent)" \
+		"$(pkg-config --libs zlib 2>/dev/null || echo -lz)" "$(pkg-config --libs libzstd 2>/dev/null)" -lm ;;
 	tdatown) echo "$(pkg-config --libs libtraceevent zlib 2>/dev/null || echo -ltraceevent -lz)" \
-		"$(pkg-config --libs libzstd 2>/dev/null)" ;;
+		"$(pkg-config --libs libzstd 2>/dev/null)" -lm ;;
 	esac
 }
 

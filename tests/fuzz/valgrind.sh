@@ -1,16 +1,23 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Run the Check unit tests of a build tree under valgrind's memcheck:
+# Run the Check unit tests of a build tree under valgrind's memcheck, then
+# the binary's `report` on every hostile recording (regress/tdat, the
+# fixtures, craft.py's):
 #
 #   tests/fuzz/valgrind.sh [BUILDDIR]
 #
-# BUILDDIR holds tests/unit/check_* (default $builddir, else "."); the
-# sources and fixtures are $srcdir's (default: the tree of this script).
-# CK_FORK=no keeps each test in the process valgrind watches. An invalid
-# read or write, a use of uninitialised memory or a definite/indirect
-# leak fails; valgrind.supp lists the system libraries' own leaks. Exit 0 clean, 1 on any error (valgrind's report is
-# printed), 77 when valgrind is missing, no test is built, or the tests
-# were built with AddressSanitizer (the two do not mix).
+# BUILDDIR holds tests/unit/check_* and offcpu-ftrace (default $builddir,
+# else "."); the sources and fixtures are $srcdir's (default: the tree of
+# this script). CK_FORK=no keeps each test in the process valgrind
+# watches. An invalid read or write, a use of uninitialised memory or a
+# definite/indirect leak fails; valgrind.supp lists the system libraries'
+# own leaks. For `report` a memory error anywhere fails, in libtracecmd
+# and libtraceevent too (reached through a recording it is ours to stop),
+# in the forked probe as well as the tool; leaks are not counted there
+# (libtracecmd keeps a handle it cannot close after some failures). Exit
+# 0 clean, 1 on any error (valgrind's report is printed), 77 when
+# valgrind is missing, no test is built, or the tests were built with
+# AddressSanitizer (the two do not mix).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,4 +68,34 @@ for t in $tests; do
 		fi
 	fi
 done
+
+# report on hostile recordings: the forked probe's errors are only in the
+# logs (its exit status is not report's), so every process logs to a file
+bin=$build/offcpu-ftrace
+if [ ! -x "$bin" ]; then
+	echo "SKIP: report under valgrind: $bin not built"
+	exit "$status"
+fi
+rec=$(mktemp -d "${TMPDIR:-/tmp}/offcpu-valgrind-rec.XXXXXX") || exit 1
+trap 'rm -f "$log"; rm -rf "$rec"' EXIT
+"${PYTHON3:-python3}" "$here/craft.py" "$top" "$rec" > /dev/null 2>&1 ||
+	echo "# craft.py could not run: the crafted recordings are left out"
+n=0
+for f in "$here"/regress/tdat/* "$top"/tests/fixtures/trace-cmd/*.dat \
+	 "$top"/tests/fixtures/recordings/*.dat "$rec"/*.dat; do
+	[ -f "$f" ] || continue
+	rm -f "$rec"/vg.*
+	valgrind -q --leak-check=no --num-callers=30 --track-origins=yes \
+		--suppressions="$here/valgrind.supp" --log-file="$rec/vg.%p" \
+		"$bin" report "$f" runq -q > /dev/null 2>&1
+	n=$((n + 1))
+	for l in "$rec"/vg.*; do
+		if [ -s "$l" ]; then
+			status=1
+			cat "$l"
+			echo "FAIL: report ${f#"$top"/} under valgrind: errors (above)"
+		fi
+	done
+done
+echo "report under valgrind: $n recordings"
 exit "$status"

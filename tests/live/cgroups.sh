@@ -188,10 +188,12 @@ for path, s0, s1, kind in ((sys.argv[6], a0, a1, "cpu_contention"),
                           r["verdict"]["kind"]))
     got = r["verdict"]["kind"]
     # the sleeper, woken onto the spinners' CPU, waits behind them: where
-    # that is most of its small demand, contention for a sleeper (the
-    # demand rule, triage(8)) is the right answer, if it mostly slept
+    # that is most of its small demand (the demand rule, triage(8)), or
+    # its p99 wait passes --runq-tail (the tail rule), contention for a
+    # sleeper is the right answer, if it mostly slept
     if (kind == "sleeping" and got == "cpu_contention" and r["share"]["blocked"] >= 0.5 and
-            r["verdict"]["why"].startswith("of the time threads wanted a CPU")):
+            (r["verdict"]["why"].startswith("of the time threads wanted a CPU") or
+             "p99 wait" in r["verdict"]["why"])):
         print("  (a sleeper whose wakeups waited behind the spinners: %s)" % r["verdict"]["why"])
     elif got != kind:
         ok = False

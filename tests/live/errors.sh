@@ -1,6 +1,7 @@
 #!/bin/bash
 # Bad input and missing privileges: one clear line on stderr, documented
-# exit status (2 usage, 1 environment), tracefs untouched.
+# exit status (2 usage, 1 environment, 5 the output cannot be written),
+# tracefs untouched.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 snapshot_save
@@ -57,18 +58,20 @@ expect 1 "not a tracefs directory" runq --tracefs /tmp 1
 expect 1 "not a tracefs directory" cleanup --tracefs /nonexistent
 check_restored "bad input"
 
-# unwritable output: one line, exit 1, the instance removed
+# unwritable output: one line, exit 5 (every command's "cannot write the
+# output"), the instance removed
 for fmt in bcc json openmetrics; do
 	"$BIN" runq --format=$fmt 0.2 > /dev/full 2> "$TMP/e"; rc=$?
-	[ $rc = 1 ] && grep -q "cannot write the output" "$TMP/e" ||
+	[ $rc = 5 ] && grep -q "cannot write the output" "$TMP/e" ||
 		{ cat "$TMP/e"; fail "runq --format=$fmt > /dev/full: exit $rc"; }
 done
-expect 1 "cannot write /nonexistent/x.dat: no such directory" record -o /nonexistent/x.dat 0.2
-expect 1 "cannot write /proc/version: files cannot be created in /proc" record -o /proc/version 0.2
-expect 1 "cannot write /nonexistent/r.json: no such directory" runq -o /nonexistent/r.json 0.2
-expect 1 "cannot write /tmp: it is a directory" offcpu -o /tmp 0.2
+expect 5 "cannot write /nonexistent/x.dat: no such directory" record -o /nonexistent/x.dat 0.2
+expect 5 "cannot write /proc/version: files cannot be created in /proc" record -o /proc/version 0.2
+expect 5 "cannot write /nonexistent/r.json: no such directory" runq -o /nonexistent/r.json 0.2
+expect 5 "cannot write /tmp: it is a directory" offcpu -o /tmp 0.2
+expect 5 "cannot write /tmp: it is a directory" info -o /tmp
 "$BIN" info > /dev/full 2> "$TMP/e"; rc=$?
-[ $rc = 1 ] && grep -q "cannot write the output" "$TMP/e" ||
+[ $rc = 5 ] && grep -q "cannot write the output" "$TMP/e" ||
 	{ cat "$TMP/e"; fail "info > /dev/full: exit $rc"; }
 check_restored "unwritable output"
 

@@ -9,6 +9,12 @@ PY=${PYTHON3:-python3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/offcpu-ftrace-test.XXXXXX")
 T=""
 BG_PIDS=""
+# The per-boot kernel facts (offcpu-ftrace-info(8), FILES): a copy of what
+# this boot already knows, private to the test, so that a test runs as a
+# user would meet the host and leaves /run as it was
+KFACTS_RUN=/run/offcpu-ftrace/kernel-facts
+export OFFCPU_FTRACE_STATE="$TMP/kernel-facts"
+[ -f "$KFACTS_RUN" ] && cp -p "$KFACTS_RUN" "$OFFCPU_FTRACE_STATE" 2> /dev/null
 
 CGROUPS=""
 
@@ -84,12 +90,13 @@ need_live() {
 	live_lock
 }
 
-# One live test at a time (make -j check): each compares tracefs
-# snapshots, which another test's run would disturb; a test that traces
-# without need_live (as root, beside what it checks) takes it too.
+# One live test at a time on the host (make -j check, and several build
+# trees: each compares tracefs snapshots, which another run would
+# disturb); a test that traces without need_live (as root, beside what it
+# checks) takes it too.
 live_lock() {
-	# OFFCPU_LIVE_LOCK: one lock for several build trees on one host
-	local lock=${OFFCPU_LIVE_LOCK:-${builddir:-.}/.live-tests.lock}
+	# OFFCPU_LIVE_LOCK: another lock file (a tree of its own on a host of its own)
+	local lock=${OFFCPU_LIVE_LOCK:-/tmp/offcpu-ftrace-live-tests.lock}
 	exec 9> "$lock"
 	flock 9 || fail "cannot lock $lock"
 }

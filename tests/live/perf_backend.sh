@@ -7,7 +7,7 @@
 need_live
 # the blocked threads share a CPU with a SCHED_IDLE spinner: see offcpu_sleep.sh
 cpu=$(( $(nproc) - 1 ))
-"$BIN" info --json | "$PY" -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["perf_event_paranoid"] is not None else 1)' ||
+"$BIN" info --format=json | "$PY" -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["perf_event_paranoid"] is not None else 1)' ||
 	skip "perf_event_paranoid unreadable"
 exec 9>&-	# the sub-tests take the lock themselves
 
@@ -96,7 +96,7 @@ for c in $("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)))'); do	# 
 	BG_PIDS="$BG_PIDS $!"
 done
 sleep 0.3	# each on its CPU
-"$BIN" info --json > "$TMP/busy.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "info beside spinners failed"; }
+"$BIN" info --format=json > "$TMP/busy.json" 2> "$TMP/e" || { cat "$TMP/e"; fail "info beside spinners failed"; }
 "$BIN" runq --format=json 0.5 > "$TMP/o" 2> "$TMP/e" || { cat "$TMP/e"; fail "runq beside spinners failed"; }
 kill $spin; wait $spin 2> /dev/null
 "$PY" - "$TMP/busy.json" "$TMP/o" <<'PY' || fail "the drop probe on a busy host"

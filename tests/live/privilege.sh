@@ -123,7 +123,7 @@ hidden=$(asnobody - /dev/stdout /dev/null awk '$2 ~ /^[tT]$/ { print ($1 ~ /^0+$
 copy plain
 plain=$b
 asnobody - "$TMP/info.0" "$TMP/e" "$plain" info || fail "info as nobody exited $?"
-asnobody - "$TMP/info.0.json" "$TMP/e" "$plain" info --json || fail "info --json as nobody exited $?"
+asnobody - "$TMP/info.0.json" "$TMP/e" "$plain" info --format=json || fail "info --format=json as nobody exited $?"
 show_info "no setup" "$TMP/info.0"
 grep -q '^backend runq: *proc (' "$TMP/info.0" || skip "nobody can trace here without any setup: $(grep '^backend runq' "$TMP/info.0")"
 [ "$(json "$TMP/info.0.json" 'd["least_privilege"]["perf"]["ready"]')" = False ] || fail "info: perf ready with no setup"
@@ -139,9 +139,14 @@ copy perfmon cap_perfmon+ep
 asnobody - "$TMP/info.1" "$TMP/e" "$b" info || fail "info exited $?"
 show_info "setcap cap_perfmon+ep, tracefs $O_MODE" "$TMP/info.1"
 grep -q '^  perf backend: *needs the event formats' "$TMP/info.1" || fail "info: perf does not lack just the formats"
-runq_backend - "$b"; [ "$rb" = proc ] || fail "cap_perfmon alone, tracefs unreadable: not proc"
-asnobody - /dev/null "$TMP/e" "$b" runq --backend perf 1; rc=$?
-one_line_fail "--backend perf with cap_perfmon alone" "$TMP/e" $rc
+# runq needs of a switch only who left, preempted or not, and who came:
+# perf's context-switch records alone (no formats), partial and sized
+runq_backend - "$b"; [ "$rb" = perf ] || fail "cap_perfmon alone, tracefs unreadable: not perf"
+grep -q "context-switch records alone" "$TMP/r.json" ||
+	fail "cap_perfmon alone: runq does not say it has the switch records alone"
+# what the records cannot serve (stacks) is refused in one line naming the formats' fix
+asnobody - /dev/null "$TMP/e" "$b" offcpu -K --backend perf 1; rc=$?
+one_line_fail "offcpu -K --backend perf with cap_perfmon alone" "$TMP/e" $rc
 grep -q CAP_DAC_READ_SEARCH "$TMP/e" || fail "--backend perf does not say what reads the formats: $(cat "$TMP/e")"
 
 # --- cap_perfmon and cap_dac_read_search: perf

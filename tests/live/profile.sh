@@ -143,12 +143,15 @@ grep -q 'none here: on-CPU time comes from the switches, as \[on-cpu, no samples
 WORKLOAD_EXIT=1 "$BIN" profile -f -- "$WORKLOAD" runq "$cpu" 2 300 > "$TMP/p.folded" 2> "$TMP/p.err" ||
 	{ cat "$TMP/p.err"; fail "profile -f -- workload failed"; }
 check_restored "profile -f -- workload"
-"$PY" - "$TMP/p.folded" <<'PYEOF' || fail "the folded lines are not thread;frames;[kind] N"
+"$PY" - "$TMP/p.folded" <<'PYEOF' || fail "the folded lines are not name;frames;[kind] N"
 import re, sys
-kinds = {"[on-cpu]", "[on-cpu, no samples]", "[runq]", "[off-cpu S]", "[off-cpu D]", "[off-cpu]"}
+kinds = {"[on-cpu]", "[on-cpu, no samples]", "[runq]", "[off-cpu S]", "[off-cpu D]", "[off-cpu]",
+         "[waiting for children]"}
 n = on = 0
 for line in open(sys.argv[1]):
-    m = re.fullmatch(r"([^;]+-\d+)((?:;[^;]+)*);([^;]+) (\d+)\n", line)
+    # a tower per name by default: no -TID
+    m = re.fullmatch(r"([^;]+)((?:;[^;]+)*);([^;]+) (\d+)\n", line)
+    assert not re.fullmatch(r"workload-\d+", m.group(1)), line
     assert m, line
     assert m.group(3) in kinds, line
     n += 1
@@ -158,6 +161,13 @@ assert n > 3, n
 assert on > 0, "no sampled on-CPU stack"
 print("folded: %d lines, %.1f ms on-CPU by stack" % (n, on / 1e3))
 PYEOF
+
+# -L: a tower per thread, comm-tid
+WORKLOAD_EXIT=1 "$BIN" profile -f -L -- "$WORKLOAD" runq "$cpu" 1 300 > "$TMP/pL.folded" 2> "$TMP/p.err" ||
+	{ cat "$TMP/p.err"; fail "profile -f -L -- workload failed"; }
+check_restored "profile -f -L -- workload"
+grep -Eq '^workload-[0-9]+;' "$TMP/pL.folded" ||
+	{ head -5 "$TMP/pL.folded"; fail "profile -f -L: no comm-tid tower"; }
 
 # the flame graph: well-formed, on-CPU frames warm, run-queue purple
 WORKLOAD_EXIT=1 "$BIN" profile --format=svg -o "$TMP/p.svg" -- "$WORKLOAD" runq "$cpu" 2 300 > /dev/null 2> "$TMP/p.err" ||

@@ -63,6 +63,19 @@ verdict() {	# verdict KIND ARGS...: triage --format=json ARGS has verdict KIND
 	shift
 	"$BIN" triage --format=json "$@" > "$TMP/t.json" 2> "$TMP/t.err" || { cat "$TMP/t.err"; fail "triage $* exited $?"; }
 	got=$("$PY" -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["verdict"]["kind"]); print(r["verdict"]["why"], file=sys.stderr)' "$TMP/t.json")
+	# every shown time and its distribution cover the same threads and intervals
+	"$PY" - "$TMP/t.json" <<'PY' || fail "triage $*: rows do not add up"
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+t, b = r["time_ns"], r["blocked_ns"]
+pw = r.get("parents_waiting", {"sum_ns": 0})["sum_ns"]
+print("waiting %d = %d; blocked %d = %d = D %d + S %d; parents waiting %d = %d" % (
+    t["waiting"], r["runq"]["sum_ns"], t["blocked"], r["blocked"]["sum_ns"], b["uninterruptible"],
+    b["asleep"], b["parents_waiting"], pw))
+assert t["waiting"] == r["runq"]["sum_ns"]
+assert t["blocked"] == r["blocked"]["sum_ns"] == b["uninterruptible"] + b["asleep"]
+assert b["parents_waiting"] == pw
+PY
 	# a lone spinner (or dd) on a host others keep busy does wait for a
 	# CPU: then contention is the right answer, if the kernel's CPU
 	# pressure agrees

@@ -176,7 +176,7 @@ if ! grep -q 'hist triggers:        yes' <("$BIN" info 2>/dev/null); then
 	[ $rc = 1 ] && grep -q 'hist backend cannot run' "$TMP/e" || fail "--dry-run --backend=hist here: exit $rc, $(cat "$TMP/e")"
 fi
 "$BIN" runq --dry-run -o /nonexistent/x.json 1 > /dev/null 2> "$TMP/e"; rc=$?
-[ $rc = 1 ] || fail "--dry-run -o into a missing directory: exit $rc"
+[ $rc = 5 ] || fail "--dry-run -o into a missing directory: exit $rc, want 5"
 "$BIN" report "$TMP/c.dat" offcpu -K --dry-run > /dev/null 2> "$TMP/e"; rc=$?
 [ $rc = 1 ] && grep -q 'has no kernel stacks' "$TMP/e" || fail "report --dry-run -K of a stackless recording: exit $rc"
 check_restored "--dry-run"

@@ -23,7 +23,6 @@ bin=${1:?usage: check-static.sh BINARY}
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 dyn=${BUILT:-}
 cache=${OFFCPU_CHROOT_CACHE:-$HOME/.cache/offcpu-ftrace-chroot}
-root=$cache/bullseye
 fails=0
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -37,16 +36,8 @@ ok "no shared-library dependency ($(du -h "$bin" | cut -f1))"
 # --- 2. the Debian 11 chroot
 [ "$(id -u)" = 0 ] || skip "not root: the chroot needs root"
 command -v unshare > /dev/null || skip "no unshare (util-linux)"
-if [ ! -x "$root/bin/sh" ]; then
-	command -v debootstrap > /dev/null || skip "no debootstrap (apt-get install debootstrap)"
-	mkdir -p "$cache"
-	rm -rf "$root.new"
-	echo "check-static.sh: debootstrap --variant=minbase bullseye (once, cached in $cache)"
-	debootstrap --variant=minbase bullseye "$root.new" http://deb.debian.org/debian \
-		> "$cache/debootstrap.log" 2>&1 ||
-		{ tail -5 "$cache/debootstrap.log"; rm -rf "$root.new"; skip "debootstrap failed (network?)"; }
-	mv "$root.new" "$root"
-fi
+. "$here/bullseye.sh"
+root=$(bullseye_root "$cache") || skip "$root"
 glibc=$(chroot "$root" /usr/bin/ldd --version 2>/dev/null | head -1 | grep -o '[0-9.]*$')
 ok "Debian 11 chroot, glibc $glibc"
 mkdir -p "$root/opt/t"

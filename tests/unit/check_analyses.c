@@ -23,6 +23,7 @@
 
 static struct trace_opts o;
 static struct analyzer an;
+static enum cs_trust start_trust;	/* the CPU-state model's trust in the next start() */
 static void *state;
 static int32_t on_cpu[8];
 
@@ -71,6 +72,9 @@ static void start(const char *cmd, const char *line)
 	cfg.states = states();
 	cfg.stacks = (o.kstack ? AN_KSTACK : 0) | (o.ustack ? AN_USTACK : 0);
 	cfg.compat = o.compat;
+	cfg.cpu_state = an_cpu_state(&o);	/* as a run sets it */
+	cfg.ncpu = 2;				/* the backend's CPUs */
+	cfg.cpu_trust = start_trust;
 	if (o.an->configure)
 		o.an->configure(&o, &cfg);
 	ck_assert_int_eq(analyzer_init(&an, &cfg), 0);
@@ -120,6 +124,7 @@ static char *print(enum out_format fmt)
 
 	ck_assert_ptr_nonnull(f);
 	analyzer_finish(&an);
+	analyzer_close_cpus(&an, 0, NULL, NULL, 0, 0);
 	ck_assert_int_eq(o.an->print(state, &v, fmt, f), 0);
 	fclose(f);
 	return buf;
@@ -322,10 +327,63 @@ START_TEST(test_lost_per_cpu_footer)
 	f = open_memstream(&buf, &len);
 	ck_assert_ptr_nonnull(f);
 	analyzer_finish(&an);
+	analyzer_close_cpus(&an, 0, NULL, NULL, 0, 0);
 	ck_assert_int_eq(o.an->print(state, &v, FMT_BCC, f), 0);
 	fclose(f);
 	ck_assert_msg(strstr(buf, "\n# lost events: 5 (cpu1 5): histogram is partial\n"), "%s", buf);
 	free(buf);
+	stop();
+}
+END_TEST
+
+/*
+ * What cannot be true makes a result partial, and says so in the text
+ * ("# partial:", which --strict's exit 3 goes with) and the JSON: an event
+ * out of time order, an interval ending before it began, a recording's
+ * records skipped as impossible.
+ */
+static void partial_expect(uint64_t rejected, const char *line)
+{
+	static const uint64_t lost[2];
+	struct an_view v = { .o = &o, .an = &an, .backend = "file", .clock = "mono",
+			     .duration_s = 1, .interval = 1, .final = true, .ncpu = 2,
+			     .lost_cpu = lost, .rejected = rejected };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	analyzer_finish(&an);
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(o.an->print(state, &v, FMT_BCC, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(buf, line), "no '%s' in: %s", line, buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(o.an->print(state, &v, FMT_JSON, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "\"partial\":true"), "%s", buf);
+	ck_assert(!rejected || strstr(buf, "\"rejected\":3}"));
+	free(buf);
+}
+
+START_TEST(test_impossible_is_partial)
+{
+	start("runq", "-L");
+	wakeup(100 * US, 0, 7, "a");
+	sw(90 * US, 1, 0, "swapper/1", 0, 7, "a");	/* before its wakeup: late, negative */
+	partial_expect(0, "\n# partial: 1 event arrived out of time order\n");
+	stop();
+	start("runq", "-L");
+	wakeup(100 * US, 0, 7, "a");
+	sw(90 * US, 1, 0, "swapper/1", 0, 7, "a");
+	partial_expect(0, "\n# partial: 1 interval ended before it began (not counted)\n");
+	stop();
+	start("runq", "-L");
+	sw(1, 0, 0, "swapper/0", 0, 7, "a");
+	partial_expect(3, "\n# partial: 3 records of the recording cannot be true");
 	stop();
 }
 END_TEST
@@ -350,6 +408,7 @@ static char *print_iv(enum out_format fmt, uint64_t start_ns, uint64_t end_ns, u
 
 	ck_assert_ptr_nonnull(f);
 	analyzer_finish(&an);
+	analyzer_close_cpus(&an, end_ns, NULL, NULL, 0, 0);
 	ck_assert_int_eq(o.an->print(state, &v, fmt, f), 0);
 	fclose(f);
 	return buf;
@@ -479,11 +538,13 @@ START_TEST(test_runqlen_time_weighted)
 	/* CPU 0 from 0 to 1000 us: 0 for 100, 1 for 200, 2 for 300, 1 for 200, 1 for 200 */
 	out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
 	ck_assert_ptr_nonnull(strstr(out, "\"groups\":[{\"cpu\":0,\"time_ns\":1000000,"
-					  "\"runqocc\":0.900000,\"mean\":1.200000,\"buckets\":["
+					  "\"runqocc\":0.900000,\"runqocc_min\":0.900000,"
+					  "\"unsure_ns\":0,\"mean\":1.200000,\"buckets\":["
 					  "{\"low\":0,\"high\":0,\"count\":100,\"ns\":100000},"
 					  "{\"low\":1,\"high\":1,\"count\":600,\"ns\":600000},"
 					  "{\"low\":2,\"high\":2,\"count\":300,\"ns\":300000}]},"
 					  "{\"cpu\":1,\"time_ns\":1000000,\"runqocc\":0.000000,"
+					  "\"runqocc_min\":0.000000,\"unsure_ns\":0,"
 					  "\"mean\":0.000000,\"buckets\":[{\"low\":0,\"high\":0,"
 					  "\"count\":1000,\"ns\":1000000}]}]"));
 	ck_assert_ptr_nonnull(strstr(out, "\"time_weighted\":true,\"hz\":null"));
@@ -538,6 +599,159 @@ START_TEST(test_runqlen_bcc_and_occupancy)
 }
 END_TEST
 
+static void waking(uint64_t ts, int cpu, int pid, int waker);
+
+/* the interval printed, the CPU-state model closed with /proc/stat's idle time as a run does */
+static char *print_proc(enum out_format fmt, uint64_t start_ns, uint64_t end_ns,
+			const uint64_t *proc, const bool *listed, uint64_t tol)
+{
+	static const uint64_t lost[8];
+	struct an_view v = { .o = &o, .an = &an, .backend = "test", .clock = "mono",
+			     .duration_s = (double)(end_ns - start_ns) / 1e9, .interval = 1,
+			     .final = true, .iv_start_ns = start_ns, .iv_end_ns = end_ns,
+			     .ncpu = 2, .lost_cpu = lost, .proc_idle = proc, .proc_listed = listed,
+			     .nproc = proc ? 2 : 0, .proc_tol_ns = tol };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	analyzer_finish(&an);
+	analyzer_close_cpus(&an, end_ns, proc, listed, proc ? 2 : 0, tol);
+	ck_assert_int_eq(o.an->print(state, &v, fmt, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * runqlen -O where this kernel lost a switch out of idle: CPU 1 idles,
+ * 9 (woken at 400 us) is first seen running there at 600, goes idle at
+ * 700, while 7 waits on busy CPU 0 all along. The trace does not show
+ * CPU 1 from 400 to 600: the share is a range, which /proc/stat's idle
+ * time of CPU 1 (idle to 550 really: 850 us in all) closes.
+ */
+static void lost_idle_exit(void)
+{
+	struct sched_event w = { .cpu = 0, .type = SEV_WAKEUP, .comm = "seven",
+				 .has_target = true, .target_cpu = 0, .common_pid = 6, .pid = 7 };
+	struct sched_event k = { .cpu = 1, .type = SEV_WAKING, .comm = "twelve",
+				 .common_pid = 9, .pid = 12 };
+
+	sw(B, 0, 0, "swapper/0", 0, 6, "six");
+	sw(B, 1, 5, "five", S_SLEEP, 0, "swapper/1");
+	w.ts = B + 1 * US;
+	analyzer_feed(&an, &w);
+	waking(B + 400 * US, 0, 9, 6);
+	k.ts = B + 600 * US;
+	analyzer_feed(&an, &k);		/* 9 runs on CPU 1: its switch in is not in the trace */
+	sw(B + 700 * US, 1, 9, "nine", S_SLEEP, 0, "swapper/1");
+}
+
+START_TEST(test_runqlen_unclaimed_bounds)
+{
+	uint64_t proc[2] = { 0, 850 * US };
+	bool listed[2] = { true, true };
+	char *out;
+
+	start("runqlen", "-O -C");
+	lost_idle_exit();
+	out = print_proc(FMT_BCC, B, B + 1000 * US, proc, listed, 0);
+	/* 7 waited while CPU 1 idled 549 + 300 us of 2 CPUs' 1000 */
+	ck_assert_msg(strstr(out, "# unclaimed: 42.45% of CPU time idle while tasks waited on "
+			      "another CPU (cpuunclaimed)\n# partial: the unclaimed share lies between "
+			      "42.45% and 42.45%: the trace did not show the state of 0.000 CPU-s "
+			      "(CPU 1 0.000 s), which /proc/stat's idle time bounds\n"
+			      "# CPU state: this kernel may not record switches out of idle (1 switch "
+			      "out of idle missing in the run); idle 0.001 CPU-s known from the trace, "
+			      "0.000 CPU-s unknown; /proc/stat: idle 0.001 CPU-s (+0.000 beside the "
+			      "trace's)\n"), "%s", out);
+	free(out);
+	out = print_proc(FMT_JSON, B, B + 1000 * US, proc, listed, 0);
+	ck_assert_msg(strstr(out, "\"partial\":true"), "%s", out);
+	ck_assert_msg(strstr(out, "\"cpu_state_unknown_ns\":200000}"), "%s", out);
+	ck_assert_msg(strstr(out, "\"unclaimed\":{\"share\":0.424500,\"ns\":849000,"
+			      "\"unknown_ns\":200000,\"share_min\":0.424500,\"share_max\":0.424500,"
+			      "\"exact\":false,\"cpu_state\":{\"switches\":\"lossy\",\"found_lossy\":false,"
+			      "\"lost_idle_exits\":1,\"idle_ns\":700000,\"busy_ns\":1100000,"
+			      "\"unknown_ns\":200000,\"proc_idle_ns\":850000,\"cpus\":[{\"cpu\":0,"
+			      "\"idle_ns\":0,\"busy_ns\":1000000,\"unknown_ns\":0,\"proc_idle_ns\":0,"
+			      "\"by_proc\":false,\"offline\":false},{\"cpu\":1,\"idle_ns\":700000,"
+			      "\"busy_ns\":100000,\"unknown_ns\":200000,\"proc_idle_ns\":850000,"
+			      "\"by_proc\":false,\"offline\":false}]}}"), "%s", out);
+	free(out);
+	stop();
+
+	/* without /proc/stat: the unknown 200 us either way, the estimate between */
+	start("runqlen", "-O -C");
+	lost_idle_exit();
+	out = print_proc(FMT_BCC, B, B + 1000 * US, NULL, NULL, 0);
+	ck_assert_msg(strstr(out, "# unclaimed: 39.95% of CPU time idle while tasks waited on "
+			      "another CPU (cpuunclaimed)\n# partial: the unclaimed share lies between "
+			      "34.95% and 44.95%: the trace did not show the state of 0.000 CPU-s "
+			      "(CPU 1 0.000 s); /proc/stat's idle time, which would bound it, is not "
+			      "known here\n"), "%s", out);
+	free(out);
+	stop();
+}
+END_TEST
+
+/* a CPU with no event at all: /proc/stat says it idled throughout, and the share is exact */
+START_TEST(test_runqlen_unclaimed_no_event)
+{
+	struct sched_event w = { .cpu = 0, .type = SEV_WAKEUP, .comm = "seven",
+				 .has_target = true, .target_cpu = 0, .common_pid = 6, .pid = 7 };
+	uint64_t proc[2] = { 0, 1000 * US - 3 * US };
+	bool listed[2] = { true, true };
+	char *out;
+
+	start("runqlen", "-O -C");
+	sw(B, 0, 0, "swapper/0", 0, 6, "six");
+	w.ts = B + 1 * US;
+	analyzer_feed(&an, &w);
+	out = print_proc(FMT_JSON, B, B + 1000 * US, proc, listed, 10 * US);
+	ck_assert_msg(strstr(out, "\"partial\":false"), "%s", out);
+	ck_assert_msg(strstr(out, "\"unclaimed\":{\"share\":0.499500,\"ns\":999000,"
+			      "\"unknown_ns\":0,\"share_min\":0.499500,\"share_max\":0.499500,"
+			      "\"exact\":true"), "%s", out);
+	ck_assert_msg(strstr(out, "{\"cpu\":1,\"idle_ns\":1000000,\"busy_ns\":0,\"unknown_ns\":0,"
+			      "\"proc_idle_ns\":997000,\"by_proc\":true"), "%s", out);
+	free(out);
+	stop();
+	/* the same without /proc/stat: not known at all, 0 to 50% */
+	start("runqlen", "-O -C");
+	sw(B, 0, 0, "swapper/0", 0, 6, "six");
+	w.ts = B + 1 * US;
+	analyzer_feed(&an, &w);
+	out = print_proc(FMT_JSON, B, B + 1000 * US, NULL, NULL, 0);
+	ck_assert_msg(strstr(out, "\"share_min\":0.000000,\"share_max\":0.499500,"), "%s", out);
+	free(out);
+	stop();
+}
+END_TEST
+
+/* triage: the same range, said on its unclaimed line's partial note, and in its JSON */
+START_TEST(test_triage_unclaimed_bounds)
+{
+	char *out;
+
+	start("triage", "");
+	lost_idle_exit();
+	out = print_proc(FMT_BCC, B, B + 1000 * US, NULL, NULL, 0);
+	ck_assert_msg(strstr(out, "unclaimed CPU: 40.0% of CPU time idle while these threads "
+			      "waited on another CPU's run queue\n"), "%s", out);
+	ck_assert_msg(strstr(out, "\n# partial: the unclaimed share lies between 34.9% and 45.0%: "
+			      "the trace did not show the state of 0.000 CPU-s; /proc/stat's idle "
+			      "time"), "%s", out);
+	free(out);
+	out = print_proc(FMT_JSON, B, B + 1000 * US, NULL, NULL, 0);
+	ck_assert_msg(strstr(out, "\"unclaimed_share\":0.399500,\"unclaimed_min\":0.349500,"
+			      "\"unclaimed_max\":0.449500,\"cpu_state_unknown_ns\":200000"), "%s",
+		      out);
+	free(out);
+	stop();
+}
+END_TEST
+
 /* kernel frames for the stacks below: names from a table, as kallsyms would */
 static int fake_ksym(void *arg, uint64_t addr, char *buf, size_t len)
 {
@@ -562,6 +776,7 @@ static char *print_sym(enum out_format fmt)
 
 	ck_assert_ptr_nonnull(f);
 	analyzer_finish(&an);
+	analyzer_close_cpus(&an, 0, NULL, NULL, 0, 0);
 	ck_assert_int_eq(o.an->print(state, &v, fmt, f), 0);
 	fclose(f);
 	return buf;
@@ -688,6 +903,27 @@ START_TEST(test_runq_onto_idle)
 	out = print(FMT_JSON);
 	ck_assert_ptr_nonnull(strstr(out, "\"from_waking\":2,\"onto_idle\":1"));
 	free(out);
+	stop();
+}
+END_TEST
+
+/*
+ * the same behind an in-kernel pid filter: the switches of other tasks are
+ * not in the trace, so a CPU the selected threads left idle may have run
+ * anything since: the wait counts from the waking
+ */
+START_TEST(test_runq_onto_idle_selected)
+{
+	start_trust = CS_SELECTED;
+	start("runq", "-L");
+	start_trust = CS_LOSSY;
+	sw(1 * US, 1, 7, "a", S_SLEEP, 5, "w");
+	sw(10 * US, 1, 5, "w", S_SLEEP, 0, "swapper/1");
+	waking(20 * US, 0, 7, 9);
+	sw(30 * US, 1, 0, "swapper/1", 0, 7, "a");
+	ck_assert_uint_eq(an.counts.from_waking, 1);
+	ck_assert_uint_eq(an.counts.onto_idle, 0);
+	ck_assert_uint_eq(an.runq.groups.v[0]->h.sum_ns, 10 * US);
 	stop();
 }
 END_TEST
@@ -850,12 +1086,24 @@ START_TEST(test_profile_accounts)
 					  "\"on_cpu_ns\":300000,\"on_cpu_sampled_ns\":0,\"samples\":0,"
 					  "\"runq_ns\":100000,\"off_cpu_ns\":600000,"
 					  "\"off_cpu_s_ns\":600000,\"off_cpu_d_ns\":0,"
-					  "\"off_cpu_other_ns\":0,\"unplaced_ns\":0}"));
+					  "\"off_cpu_other_ns\":0,\"children_ns\":0,"
+					  "\"unplaced_ns\":0}"));
 	ck_assert_ptr_nonnull(strstr(out, "{\"tid\":8,\"pid\":-1,\"comm\":\"b\",\"wall_ns\":1000000,"
 					  "\"on_cpu_ns\":700000,\"on_cpu_sampled_ns\":0,\"samples\":0,"
 					  "\"runq_ns\":200000,\"off_cpu_ns\":100000,"
 					  "\"off_cpu_s_ns\":0,\"off_cpu_d_ns\":0,"
-					  "\"off_cpu_other_ns\":100000,\"unplaced_ns\":0}"));
+					  "\"off_cpu_other_ns\":100000,\"children_ns\":0,"
+					  "\"unplaced_ns\":0}"));
+	/* the totals: the rows added up, each kind's share of their wall time */
+	ck_assert_ptr_nonnull(strstr(out, "],\"totals\":{\"rows\":2,\"threads\":2,"
+					  "\"wall_ns\":2000000,\"on_cpu_ns\":1000000,"
+					  "\"on_cpu_sampled_ns\":0,\"samples\":0,\"runq_ns\":300000,"
+					  "\"off_cpu_ns\":700000,\"off_cpu_s_ns\":600000,"
+					  "\"off_cpu_d_ns\":0,\"off_cpu_other_ns\":100000,"
+					  "\"children_ns\":0,\"unplaced_ns\":0,\"share\":{"
+					  "\"on_cpu\":0.5000,\"runq\":0.1500,\"off_cpu_s\":0.3000,"
+					  "\"off_cpu_d\":0.0000,\"off_cpu_other\":0.0500,"
+					  "\"children\":0.0000,\"unplaced\":0.0000}}"));
 	/* not read (a report): null, in the envelope's window only */
 	ck_assert_ptr_nonnull(strstr(out, ",\"stopped_by\":null,\"steal_ns\":null}"));
 	ck_assert_ptr_null(strstr(strstr(out, "\"steal_ns\":") + 1, "\"steal_ns\":"));
@@ -875,8 +1123,31 @@ START_TEST(test_profile_accounts)
 	free(out);
 	view_steal_ns = 0;
 	stop();
-	/* -f: one line per kind, the thread first, microseconds */
+	/* the table: the totals first, then the rows and their sum */
+	start("profile", "");
+	profile_schedule(false);
+	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
+	ck_assert_msg(strstr(out, "All 2 threads: 2.0 ms of thread time (their lives in the 1.0 ms "
+				  "window, added)\n"
+				  "  on a CPU                     1.0 ms   50.0%\n"
+				  "  waiting for a CPU            0.3 ms   15.0%\n"
+				  "  blocked (S)                  0.6 ms   30.0%\n"
+				  "  blocked (D)                  0.0 ms    0.0%\n"
+				  "  blocked (other)              0.1 ms    5.0%\n"
+				  "  waiting for children         0.0 ms    0.0%\n\n"), "%s", out);
+	ck_assert_msg(strstr(out, "\n     all 2 threads               2.0        1.0        0.3"
+				  "        0.6        0.0        0.1        0.0        0\n"), "%s", out);
+	free(out);
+	stop();
+	/* -f: one line per kind, a tower per name (-L: per thread), microseconds */
 	start("profile", "-f");
+	profile_schedule(false);
+	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
+	ck_assert_ptr_nonnull(strstr(out, "b;[on-cpu, no samples] 700\n"));
+	ck_assert_ptr_nonnull(strstr(out, "a;[off-cpu S] 600\n"));
+	free(out);
+	stop();
+	start("profile", "-f -L");
 	profile_schedule(false);
 	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
 	ck_assert_ptr_nonnull(strstr(out, "b-8;[on-cpu, no samples] 700\n"));
@@ -1045,8 +1316,8 @@ START_TEST(test_profile_by_cgroup)
 	by_cgroup();
 	profile_schedule(false);
 	out = print_iv(FMT_BCC, B, B + 1000 * US, 2);
-	ck_assert_ptr_nonnull(strstr(out, "0123456789ab;b-8;[on-cpu, no samples] 700\n"));
-	ck_assert_ptr_nonnull(strstr(out, "/ci;a-7;[off-cpu S] 600\n"));
+	ck_assert_ptr_nonnull(strstr(out, "0123456789ab;b;[on-cpu, no samples] 700\n"));
+	ck_assert_ptr_nonnull(strstr(out, "/ci;a;[off-cpu S] 600\n"));
 	free(out);
 	stop();
 }
@@ -1071,7 +1342,8 @@ START_TEST(test_profile_lost_switch)
 	out = print_iv(FMT_JSON, B, B + 1000 * US, 2);
 	ck_assert_ptr_nonnull(strstr(out, "{\"tid\":7,\"pid\":-1,\"comm\":\"[unknown]\",\"wall_ns\":1000000,"
 					  "\"on_cpu_ns\":100000,"));
-	ck_assert_ptr_nonnull(strstr(out, "\"off_cpu_other_ns\":900000,\"unplaced_ns\":0}"));
+	ck_assert_ptr_nonnull(strstr(out, "\"off_cpu_other_ns\":900000,\"children_ns\":0,"
+					  "\"unplaced_ns\":0}"));
 	free(out);
 	stop();
 }
@@ -1085,8 +1357,8 @@ START_TEST(test_profile_samples)
 	start("profile", "-f");
 	profile_schedule(true);
 	out = print_sym(FMT_BCC);
-	ck_assert_ptr_nonnull(strstr(out, "a-7;pipe_write;__schedule;[on-cpu] 50\n"));
-	ck_assert_ptr_nonnull(strstr(out, "b-8;[on-cpu] 300\n"));
+	ck_assert_ptr_nonnull(strstr(out, "a;pipe_write;__schedule;[on-cpu] 50\n"));
+	ck_assert_ptr_nonnull(strstr(out, "b;[on-cpu] 300\n"));
 	ck_assert_ptr_null(strstr(out, "no samples"));
 	free(out);
 	stop();
@@ -1289,8 +1561,10 @@ int main(void)
 	tcase_add_test(tc, test_by_cgroup);
 	tcase_add_test(tc, test_runq_onto_idle);
 	tcase_add_test(tc, test_runq_woken_in_idle);
+	tcase_add_test(tc, test_runq_onto_idle_selected);
 	tcase_add_test(tc, test_profile_accounts);
 	tcase_add_test(tc, test_steal_every_report);
+	tcase_add_test(tc, test_impossible_is_partial);
 	tcase_add_test(tc, test_profile_samples);
 	tcase_add_test(tc, test_profile_by_cgroup);
 	tcase_add_test(tc, test_triage_by_cgroup);
@@ -1302,6 +1576,9 @@ int main(void)
 	tcase_add_test(tc, test_runqlen_time_weighted);
 	tcase_add_test(tc, test_lost_per_cpu_footer);
 	tcase_add_test(tc, test_runqlen_bcc_and_occupancy);
+	tcase_add_test(tc, test_runqlen_unclaimed_bounds);
+	tcase_add_test(tc, test_runqlen_unclaimed_no_event);
+	tcase_add_test(tc, test_triage_unclaimed_bounds);
 	tcase_add_test(tc, test_wakers_wakeuptime);
 	tcase_add_test(tc, test_wakers_offwaketime);
 	tcase_add_loop_test(tc, test_kernel_pages, 0, 4);

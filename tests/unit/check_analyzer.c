@@ -216,10 +216,21 @@ START_TEST(test_negative_and_late)
 
 	init(&c);
 	wakeup(100, 0, 7, false);
+	ck_assert(!analyzer_partial(&an));
 	sw(90, 1, 0, 0, 7);		/* earlier than its start */
 	ck_assert_uint_eq(an.runq.inc.negative, 1);
 	ck_assert_uint_eq(an.counts.late, 1);
 	ck_assert_uint_eq(an.runq.groups.n, 0);
+	/* either makes the results partial (--strict exits 3): they cannot be true */
+	ck_assert(analyzer_partial(&an));
+	analyzer_next_interval(&an);
+	ck_assert(!analyzer_partial(&an));
+	sw(200, 1, 7, 0, 3);
+	sw(150, 0, 0, 0, 4);		/* out of time order, nothing negative */
+	ck_assert_uint_eq(an.counts.late, 1);
+	ck_assert_uint_eq(an.runq.inc.negative, 0);
+	ck_assert_uint_eq(an.counts.missed_switch, 0);
+	ck_assert(analyzer_partial(&an));
 	analyzer_fini(&an);
 }
 END_TEST
@@ -441,6 +452,46 @@ START_TEST(test_filters_and_keys)
 }
 END_TEST
 
+/*
+ * A filter that matched no thread of what the run saw never passes for
+ * complete: -p of a process whose threads the trace names otherwise (a
+ * pid namespace's), or that did not run.
+ */
+START_TEST(test_filter_matched_nothing)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+
+	c.pid = 300;		/* no thread of the trace is of process 300 */
+	c.tgid_of = fake_tgid;
+	init(&c);
+	ck_assert(!analyzer_matched_nothing(&an));	/* nothing seen yet: nothing said */
+	wakeup(1, 0, 101, false);
+	sw(5, 0, 0, 0, 101);
+	ck_assert(analyzer_matched_nothing(&an));
+	/* the run decides: blocked the whole window explains it, else partial */
+	ck_assert(!analyzer_partial(&an));
+	/* across intervals: the run's, not the interval's */
+	analyzer_next_interval(&an);
+	ck_assert(analyzer_matched_nothing(&an));
+	analyzer_fini(&an);
+
+	/* -p 100 matches thread 101: complete */
+	c.pid = 100;
+	init(&c);
+	wakeup(1, 0, 101, false);
+	sw(5, 0, 0, 0, 101);
+	ck_assert(!analyzer_matched_nothing(&an));
+	analyzer_fini(&an);
+
+	/* no filter: an empty trace or a busy one, never "matched nothing" */
+	c = base_cfg(AN_RUNQ);
+	init(&c);
+	sw(5, 0, 0, 0, 0);
+	ck_assert(!analyzer_matched_nothing(&an));
+	analyzer_fini(&an);
+}
+END_TEST
+
 START_TEST(test_intervals_and_groups_cap)
 {
 	struct an_cfg c = base_cfg(AN_RUNQ);
@@ -516,11 +567,26 @@ START_TEST(test_missed_switch)
 }
 END_TEST
 
+/* what the unmeasured sink heard: the thread and the group the wait counts in */
+static int32_t um_tid;
+static struct group *um_group;
+
+static void on_um(void *arg, int32_t tid, struct group *g)
+{
+	(void)arg;
+	um_tid = tid;
+	um_group = g;
+}
+
 START_TEST(test_inferred_switch)
 {
 	struct an_cfg c = base_cfg(AN_OFFCPU | AN_RUNQ);
+	struct an_sink sink = { .unmeasured = on_um };
 
 	init(&c);
+	um_tid = 0;
+	um_group = NULL;
+	ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
 	sw(5, 1, 0, 0, 5);
 	sw(10, 1, 5, S_SLEEP, 0);	/* 5 blocks, CPU 1 idles */
 	wakeup(30, 1, 5, false);	/* timer irq on the idle CPU wakes 5 */
@@ -536,6 +602,9 @@ START_TEST(test_inferred_switch)
 	ck_assert_uint_eq(only_hist(&an.runq)->count, 0);
 	ck_assert_uint_eq(an.runq.groups.v[0]->unmeasured, 1);
 	ck_assert_uint_eq(an.counts.unmeasured, 1);
+	/* the subscribers hear which thread, in which group (to size it) */
+	ck_assert_int_eq(um_tid, 5);
+	ck_assert_ptr_eq(um_group, an.runq.groups.v[0]);
 	/* and the next interval starts at the recorded switch-out */
 	sw(150, 1, 0, 0, 5);
 	ck_assert_uint_eq(only_hist(&an.off)->count, 2);
@@ -629,6 +698,49 @@ START_TEST(test_new_tasks)
 	/* nothing is left behind for them */
 	t = tasktab_find(&an.tasks, 6);
 	ck_assert(!t || !(t->flags & TASK_NEW));
+	analyzer_fini(&an);
+}
+END_TEST
+
+/* -- COMMAND's follow set: its descendants up to twice --max-tasks, the rest counted */
+START_TEST(test_follow_cap)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	const int32_t cmd = 100;
+	struct sched_event fork = { .ts = 3, .cpu = 0, .type = SEV_FORK, .pid = cmd };
+	int32_t i;
+
+	c.follow = &cmd;
+	c.nfollow = 1;
+	init(&c);
+	ck_assert(tidset_has(&an.follow, cmd));
+	ck_assert(!tidset_has(&an.follow, 1000));
+	for (i = 0; i < 200; i++) {
+		fork.next_pid = 1000 + i;
+		fork.ts++;
+		analyzer_feed(&an, &fork);
+	}
+	/* the command and 129 children: 2 x (64 + 1) */
+	ck_assert_uint_eq(an.follow.n, 130);
+	ck_assert_uint_eq(an.counts.follow_overflow, 71);
+	ck_assert(tidset_has(&an.follow, 1000));
+	ck_assert(tidset_has(&an.follow, 1128));
+	ck_assert(!tidset_has(&an.follow, 1129));
+	ck_assert(analyzer_partial(&an));	/* --strict exits 3 */
+	/* a child's child is followed while there is room, and a repeat costs nothing */
+	analyzer_fini(&an);
+	c.max_tasks = 1000;
+	init(&c);
+	fork.next_pid = 500;
+	analyzer_feed(&an, &fork);
+	fork.pid = 500;
+	fork.next_pid = 501;
+	analyzer_feed(&an, &fork);
+	analyzer_feed(&an, &fork);
+	ck_assert(tidset_has(&an.follow, 501));
+	ck_assert_uint_eq(an.follow.n, 3);
+	ck_assert_uint_eq(an.counts.follow_overflow, 0);
+	ck_assert(!analyzer_partial(&an));
 	analyzer_fini(&an);
 }
 END_TEST
@@ -801,6 +913,15 @@ START_TEST(test_compat)
 	wakeup(15, 0, 7, false);
 	sw(20, 0, 0, 0, 7);
 	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	/*
+	 * preempted at 30, back at 45: perf 6.1's timehist puts the 15 in
+	 * "wait time", the run's "sch delay" 0
+	 */
+	sw(30, 0, 7, PREEMPT, 8);
+	sw(45, 0, 8, S_SLEEP, 7);
+	ck_assert_uint_eq(only_hist(&an.runq)->count, 2);
+	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 10);
+	ck_assert_uint_eq(an.counts.perf_preempted, 1);
 	analyzer_fini(&an);
 
 	/* bcc (default): wakeup, last wins; waking is not a start */
@@ -812,6 +933,46 @@ START_TEST(test_compat)
 	wakeup(16, 0, 7, false);
 	sw(20, 0, 0, 0, 7);
 	ck_assert_uint_eq(only_hist(&an.runq)->sum_ns, 4);
+	analyzer_fini(&an);
+}
+END_TEST
+
+/*
+ * oncpu --compat=libbpf-tools: cpudist of libbpf-tools 0.26 counts a slice
+ * only where its task leaves runnable (R, R+), and the idle task's slices
+ * with one start for all CPUs (its map keys pid 0)
+ */
+START_TEST(test_oncpu_libbpf)
+{
+	struct an_cfg c = base_cfg(AN_ONCPU);
+	const struct hist *h;
+
+	c.compat = COMPAT_LIBBPF;
+	init(&c);
+	sw(10, 0, 0, 0, 7);		/* CPU 0: idle -> 7 (idle's start unknown) */
+	sw(30, 0, 7, S_SLEEP, 8);	/* 7 blocks: not counted */
+	sw(50, 0, 8, PREEMPT, 9);	/* 8 preempted (R+): 20 */
+	sw(60, 1, 0, 0, 5);		/* CPU 1 */
+	sw(65, 1, 5, 0, 0);		/* 5 leaves R (a yield): 5; CPU 1 idle from 65 */
+	sw(70, 0, 9, S_SLEEP, 0);	/* 9 blocks: not counted; CPU 0 idle from 70 */
+	sw(100, 1, 0, 0, 6);		/* idle leaves CPU 1: from 70 (CPU 0's), 30 */
+	h = only_hist(&an.on);
+	ck_assert_uint_eq(h->count, 3);
+	ck_assert_uint_eq(h->sum_ns, 20 + 5 + 30);
+	ck_assert_uint_eq(h->max, 30);
+	analyzer_fini(&an);
+
+	/* the default, as BCC's python cpudist: every slice, no idle */
+	c.compat = COMPAT_BCC;
+	init(&c);
+	sw(10, 0, 0, 0, 7);
+	sw(30, 0, 7, S_SLEEP, 8);
+	sw(50, 0, 8, PREEMPT, 9);
+	sw(70, 0, 9, S_SLEEP, 0);
+	sw(100, 0, 0, 0, 6);
+	h = only_hist(&an.on);
+	ck_assert_uint_eq(h->count, 3);
+	ck_assert_uint_eq(h->sum_ns, 20 + 20 + 20);
 	analyzer_fini(&an);
 }
 END_TEST
@@ -884,7 +1045,28 @@ static struct {
 	uint64_t finish_ns;
 	struct { int32_t cpu; uint64_t ts; int delta; } q[8];
 	unsigned nq;
+	struct { int32_t cpu; uint64_t from, to; } ql;	/* queue_lost */
+	unsigned nql;
+	struct cs_change cs[64];	/* the CPU-state model's stream */
+	unsigned ncs;
 } heard;
+
+static void on_queue_lost(void *arg, int32_t cpu, uint64_t from, uint64_t to)
+{
+	(void)arg;
+	heard.ql.cpu = cpu;
+	heard.ql.from = from;
+	heard.ql.to = to;
+	heard.nql++;
+}
+
+static void on_cpu_state(void *arg, const struct cs_change *c)
+{
+	(void)arg;
+	if (heard.ncs < 64)
+		heard.cs[heard.ncs] = *c;
+	heard.ncs++;
+}
 
 static void on_queue(void *arg, int32_t cpu, uint64_t ts, int delta)
 {
@@ -1055,6 +1237,85 @@ START_TEST(test_queue_changes)
 }
 END_TEST
 
+/*
+ * A task queued on busy CPU 0 is seen running on idle CPU 1, its switch
+ * in lost: it left CPU 0's queue between its wakeup and that sight (the
+ * model's stream: certain up to its bound, unsure after); the slice it
+ * then ends ran from that sight at the latest; runq's onto_idle needs the
+ * model to say the CPU was idle since before the waking
+ */
+START_TEST(test_lost_switch_in)
+{
+	struct an_cfg c = base_cfg(AN_RUNQ);
+	struct an_sink sink = { .arg = &heard, .queue = on_queue, .queue_lost = on_queue_lost,
+				.slice = on_slice, .cpu = on_cpu_state };
+	struct sched_event w = { .ts = 20, .cpu = 0, .type = SEV_WAKEUP, .pid = 9,
+				 .comm = "task", .common_pid = 6, .has_target = true,
+				 .target_cpu = 0 };
+	struct sched_event k = { .ts = 60, .cpu = 1, .type = SEV_WAKING, .pid = 12,
+				 .comm = "task", .common_pid = 9 };
+	int sure = 0, unsure = 0;
+	unsigned i;
+
+	memset(&heard, 0, sizeof(heard));
+	c.ncpu = 2;
+	init(&c);
+	ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
+	sw(10, 1, 5, S_SLEEP, 0);	/* CPU 1 idles */
+	sw(10, 0, 0, 0, 6);		/* CPU 0 runs 6 */
+	ck_assert_uint_eq(cpustate_idle_since(&an.cs, 1), 10);
+	analyzer_feed(&an, &w);		/* 9 queued on CPU 0 */
+	analyzer_feed(&an, &k);		/* 9 runs on CPU 1 */
+	ck_assert_uint_eq(cpustate_idle_since(&an.cs, 1), 0);
+	ck_assert_uint_eq(heard.nql, 1);
+	ck_assert_int_eq(heard.ql.cpu, 0);
+	ck_assert_uint_eq(heard.ql.from, 20);
+	ck_assert_uint_eq(heard.ql.to, 60);
+	ck_assert(heard.q[heard.nq - 1].cpu == 0 && heard.q[heard.nq - 1].delta == -1);
+	/* the idle stretch it ended: known idle to 9's wakeup, then lost */
+	{
+		bool found = false;
+
+		for (i = 0; i < heard.nslice && i < 8; i++)
+			if (heard.slice[i].tid == 0 && heard.slice[i].lost) {
+				ck_assert_uint_eq(heard.slice[i].start_ns, 10);
+				ck_assert_uint_eq(heard.slice[i].end_ns, 20);
+				ck_assert(!heard.slice[i].selected);
+				found = true;
+			}
+		ck_assert(found);
+	}
+	on_cpu[1] = 9;
+	sw(70, 1, 9, S_SLEEP, 0);
+	ck_assert_int_eq(heard.slice[heard.nslice - 1].tid, 9);
+	ck_assert_uint_eq(heard.slice[heard.nslice - 1].start_ns, 0);
+	ck_assert_uint_eq(heard.slice[heard.nslice - 1].in_by, 60);
+	analyzer_close_cpus(&an, 100, NULL, NULL, 0, 0);
+	for (i = 0; i < heard.ncs && i < 64; i++) {
+		if (i)
+			ck_assert_uint_le(heard.cs[i - 1].ts, heard.cs[i].ts);
+		if (heard.cs[i].kind == CS_CH_QUEUE)
+			sure += heard.cs[i].val;
+		if (heard.cs[i].kind == CS_CH_UNSURE) {
+			ck_assert_uint_eq(heard.cs[i].ts, heard.cs[i].val > 0 ? 20 : 60);
+			unsure += heard.cs[i].val;
+		}
+	}
+	ck_assert_int_eq(sure, 0);
+	ck_assert_int_eq(unsure, 0);
+	/* CPU 1: idle to 9's wakeup, unknown to its sight, busy, idle again */
+	ck_assert_uint_eq(an.cs.cpu[1].ns[CS_IDLE], 10 + 30);
+	ck_assert_uint_eq(an.cs.cpu[1].ns[CS_UNKNOWN], 40);
+	ck_assert_uint_eq(an.cs.cpu[1].ns[CS_BUSY], 10);
+	/* a wait that depends on that idle state: partial where the analysis says so */
+	ck_assert(!an.cfg.cpu_state && analyzer_cpu_unknown_ns(&an) == 0);
+	an.cfg.cpu_state = true;
+	ck_assert_uint_eq(analyzer_cpu_unknown_ns(&an), 40);
+	ck_assert(analyzer_partial(&an));
+	analyzer_fini(&an);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analyzer");
@@ -1071,6 +1332,7 @@ int main(void)
 	tcase_add_test(tc, test_offcpu);
 	tcase_add_test(tc, test_by_comm_nameless);
 	tcase_add_test(tc, test_filters_and_keys);
+	tcase_add_test(tc, test_filter_matched_nothing);
 	tcase_add_test(tc, test_intervals_and_groups_cap);
 	tcase_add_test(tc, test_missed_switch);
 	tcase_add_test(tc, test_inferred_switch);
@@ -1082,7 +1344,10 @@ int main(void)
 	tcase_add_test(tc, test_tasktab);
 	tcase_add_test(tc, test_tasktab_grows);
 	tcase_add_test(tc, test_subscribers);
+	tcase_add_test(tc, test_oncpu_libbpf);
 	tcase_add_test(tc, test_queue_changes);
+	tcase_add_test(tc, test_lost_switch_in);
+	tcase_add_test(tc, test_follow_cap);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

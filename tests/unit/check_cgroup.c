@@ -85,6 +85,10 @@ static const struct shape {
 	{ "podman-v2.cgroup", -1, NULL, 0,
 	  "/machine.slice/libpod-25f76a05ffcdce773ae95b4e623b0a940c7ae9d6b84ff211c7bf4c78a8f74414.scope",
 	  NULL, "25f76a05ffcd" },
+	/* podman with the cgroupfs manager (no systemd, v1): no ".scope" */
+	{ "podman-v1-cgroupfs.cgroup", 2, NULL, 0,
+	  "/libpod_parent/libpod-ce93e5e7807f74f99f313c056b86770c344a516ec1bd975da56cde434af6a98f",
+	  NULL, "ce93e5e7807f" },
 	{ "podman-rootless-v2.cgroup", -1, NULL, 0,
 	  "/user.slice/user-1000.slice/user@1000.service/user.slice/"
 	  "libpod-4d24ca3baa36d48763662f5db2846ace60f7c374f19ce292faf8a8c785da3b9b.scope/container",

@@ -168,11 +168,39 @@ START_TEST(test_readme_caps)
 }
 END_TEST
 
-/* the analyses' table: unique names and bits, every hook a run calls, no silent default */
+/*
+ * The analyses' table: unique names, every hook a run calls, no silent
+ * default; each command's option tables hold every option once (a row
+ * named or lettered like another of the same command would shadow it),
+ * each with its setter and help
+ */
+static void check_tables(const struct analysis *a)
+{
+	const struct an_option *r, *q;
+	unsigned i, j;
+
+	for (i = 0; a->options && a->options[i]; i++)
+		for (r = a->options[i]; !an_opt_is_end(r); r++) {
+			if (r->flags & AO_HEADING) {
+				ck_assert_ptr_nonnull(r->help);
+				continue;
+			}
+			ck_assert(r->name || r->letter);
+			ck_assert_ptr_nonnull(r->set);
+			ck_assert_msg(r->help && r->help[0], "%s: --%s has no help", a->name,
+				      r->name ? r->name : "");
+			for (j = 0; j <= i; j++)
+				for (q = a->options[j]; !an_opt_is_end(q) && q != r; q++)
+					ck_assert_msg(!(q->name && r->name && !strcmp(q->name, r->name)) &&
+						      !(q->letter && q->letter == r->letter),
+						      "%s: --%s twice", a->name, r->name ? r->name : "");
+		}
+}
+
 START_TEST(test_analyses)
 {
 	struct trace_opts o;
-	unsigned i, j, bits = 0;
+	unsigned i, j;
 	char names[128];
 
 	for (i = 0; analysis_at(i); i++) {
@@ -182,22 +210,19 @@ START_TEST(test_analyses)
 			ck_assert_str_ne(analysis_at(j)->name, a->name);
 		ck_assert(a->summary && a->what && a->print);
 		if (a->flags & AN_F_MODE) {
-			/* a command's options select it (runq --slower): no command */
+			/* a command's options select it (runq --slower): no command, no options */
 			ck_assert_ptr_null(analysis_find(a->name));
-			ck_assert_uint_eq(__builtin_popcount(a->bit & bits), 1);
+			ck_assert_ptr_null(a->options);
 			continue;
 		}
 		ck_assert_ptr_eq(analysis_find(a->name), a);
-		ck_assert(a->help && a->defaults);
-		ck_assert_uint_eq(a->bit & bits, 0);	/* a bit of its own */
-		ck_assert_uint_eq(__builtin_popcount(a->bit), 1);
-		bits |= a->bit;
+		ck_assert(a->usage && a->examples && a->defaults);
+		check_tables(a);
 		ck_assert_int_eq(parse(&o, a->name, ""), -1);
 		ck_assert_ptr_eq(o.an, a);
 		ck_assert_str_eq(o.cmd, a->name);
 		ck_assert_uint_ne(o.modes, 0);
 	}
-	ck_assert_uint_eq(bits, ANB_ALL);
 	ck_assert_ptr_null(analysis_find("bogus"));
 	ck_assert_ptr_null(analysis_find(NULL));
 	/* an unknown name is an error, never record (or anything else) */
@@ -206,8 +231,11 @@ START_TEST(test_analyses)
 	ck_assert_int_eq(parse(&o, "runq", "--slower 10"), -1);
 	ck_assert_str_eq(o.an->name, "slower");
 	ck_assert_str_eq(o.cmd, "runq");
+	/* the checks see DURATION and COUNT: one window analyses refuse a COUNT */
+	ck_assert_int_eq(parse(&o, "profile", "1 3"), EXIT_USAGE);
+	ck_assert_int_eq(parse(&o, "offcpu", "--wakers 1 2"), EXIT_USAGE);
 	analysis_names(names, sizeof(names), AN_F_REPORT);
-	ck_assert_str_eq(names, "runq, offcpu, triage, oncpu or runqlen");
+	ck_assert_str_eq(names, "runq, offcpu, triage, oncpu, runqlen, profile or timehist");
 	analysis_names(names, sizeof(names), AN_F_RECORD_ONLY);
 	ck_assert_str_eq(names, "record");
 }

@@ -45,7 +45,7 @@ START_TEST(test_normalize)
 	/* a unit must be known */
 	h = parse("@bytid: \n[1]      10 |@@@|\n", PEERHIST_BPFTRACE, NULL);
 	ck_assert_int_eq(cmp_normalize(h, 0, &d, err, sizeof(err)), -22);
-	ck_assert_ptr_nonnull(strstr(err, "--unit"));
+	ck_assert_ptr_nonnull(strstr(err, "the unit of the histogram is unknown"));
 	ck_assert_int_eq(cmp_normalize(h, 1000, &d, err, sizeof(err)), 0);
 	peerhist_free(h);
 }
@@ -155,6 +155,85 @@ START_TEST(test_programs)
 }
 END_TEST
 
+/* which peer made a histogram, by its text, and what explains a gap */
+static void detect(const char *text, struct cmp_source *s)
+{
+	cmp_source_detect(text, strlen(text), peerhist_detect(text, strlen(text)), s);
+}
+
+static bool says(const struct cmp_explain *e, const char *what)
+{
+	unsigned i;
+
+	for (i = 0; i < e->n; i++)
+		if (strstr(e->line[i], what))
+			return true;
+	return false;
+}
+
+START_TEST(test_sources)
+{
+	struct cmp_source ours, peer;
+	struct cmp_explain e;
+	char name[200];
+
+	/* our text: the trailer names the command, the backend and --compat */
+	detect("Tracing on-CPU time... Hit Ctrl-C to end.\n\n     usecs : count distribution\n"
+	       "# oncpu: 5.000 s traced, backend perf, clock mono, --compat=libbpf-tools\n", &ours);
+	ck_assert_int_eq(ours.tool, CMP_OURS);
+	ck_assert_str_eq(ours.command, "oncpu");
+	ck_assert_str_eq(ours.backend, "perf");
+	ck_assert_str_eq(ours.compat, "libbpf-tools");
+	/* our JSON */
+	detect("{\"command\":\"runq\",\"compat\":\"bpftrace\",\"backend\":\"ring\",\"groups\":[]}",
+	       &ours);
+	ck_assert_int_eq(ours.tool, CMP_OURS);
+	ck_assert_str_eq(ours.command, "runq");
+	ck_assert_str_eq(ours.compat, "bpftrace");
+	ck_assert_str_eq(ours.backend, "ring");
+	/* peers, by their banners */
+	detect("Attaching 6 probes...\nTracing CPU scheduler... Hit Ctrl-C to end.\n@usecs:\n", &peer);
+	ck_assert_int_eq(peer.tool, CMP_RUNQLAT_BT);
+	detect("Tracing run queue latency... Hit Ctrl-C to end.\n", &peer);
+	ck_assert_int_eq(peer.tool, CMP_RUNQLAT);
+	detect("Tracing on-CPU time... Hit Ctrl-C to end.\n\npid = 0 swapper/0\n", &peer);
+	ck_assert_int_eq(peer.tool, CMP_CPUDIST);
+	ck_assert(peer.idle_section);
+	cmp_source_name(&peer, name, sizeof(name));
+	ck_assert_ptr_nonnull(strstr(name, "libbpf-tools'"));
+
+	/* oncpu (every slice) against libbpf-tools' cpudist: --compat=libbpf-tools */
+	detect("# oncpu: 5.000 s traced, backend ring, clock mono\n", &ours);
+	detect("Tracing on-CPU time... Hit Ctrl-C to end.\n", &peer);
+	cmp_explain_sources(&ours, 10511, &peer, 1726, &e);
+	ck_assert(says(&e, "compare with oncpu --compat=libbpf-tools"));
+	/* ... about as many slices: BCC's python cpudist, the same rules */
+	cmp_explain_sources(&peer, 1000, &ours, 1020, &e);
+	ck_assert(says(&e, "BCC's python cpudist counts every slice, as oncpu does"));
+	/* runq against runqlat.bt: R+ */
+	detect("{\"command\":\"runq\",\"backend\":\"perf\"}", &ours);
+	detect("Tracing CPU scheduler... Hit Ctrl-C to end.\n", &peer);
+	cmp_explain_sources(&ours, 100, &peer, 90, &e);
+	ck_assert(says(&e, "--compat=bpftrace"));
+	ck_assert(says(&e, "perf's context-switch records"));
+	/* runq --compat=perf against runqlat */
+	detect("{\"command\":\"runq\",\"compat\":\"perf\",\"backend\":\"ring\"}", &ours);
+	detect("Tracing run queue latency... Hit Ctrl-C to end.\n", &peer);
+	cmp_explain_sources(&ours, 100, &peer, 100, &e);
+	ck_assert(says(&e, "sch delay"));
+	ck_assert(!says(&e, "context-switch records"));
+	/* different quantities */
+	detect("Tracing on-CPU time... Hit Ctrl-C to end.\n", &peer);
+	cmp_explain_sources(&ours, 100, &peer, 100, &e);
+	ck_assert_uint_eq(e.n, 1);
+	ck_assert(says(&e, "not the same quantity"));
+	/* nothing known: nothing said */
+	memset(&peer, 0, sizeof(peer));
+	cmp_explain_sources(&peer, 1, &peer, 1, &e);
+	ck_assert_uint_eq(e.n, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -164,6 +243,7 @@ int main(void)
 	tcase_add_test(tc, test_distance);
 	tcase_add_test(tc, test_fixtures);
 	tcase_add_test(tc, test_programs);
+	tcase_add_test(tc, test_sources);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

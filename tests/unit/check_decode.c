@@ -150,6 +150,8 @@ START_TEST(test_pages)
 					      "%s cpu%d event %zu: ts %" PRIu64 " vs text %" PRIu64,
 					      k, cpu, n, (ev.ts + 500) / 1000, txt[n].ts_us);
 				ck_assert_uint_eq(t, txt[n].type);
+				/* what a kernel writes is never taken for corruption */
+				ck_assert(decode_plausible(&ev, 8192));
 				ck_assert_int_eq(ev.pid, txt[n].pid);
 				ck_assert_int_eq(ev.common_pid, txt[n].common_pid);
 				/* the CPU a wakeup queued the task on, as the kernel prints it */
@@ -261,6 +263,10 @@ static void same_events(const struct kept_ev *a, const struct kept_ev *b, size_t
 		ck_assert_int_eq(x->next_pid, y->next_pid);
 		ck_assert_int_eq(x->prev_state, y->prev_state);
 		ck_assert_int_eq(x->target_cpu, y->target_cpu);
+		/* priorities: trace-cmd shows them; a recording keeps them */
+		ck_assert_int_eq(x->has_prio, y->has_prio);
+		ck_assert_int_eq(x->prio, y->prio);
+		ck_assert_int_eq(x->next_prio, y->next_prio);
 		ck_assert_str_eq(a[i].comm, b[i].comm);
 		ck_assert_str_eq(a[i].next_comm, b[i].next_comm);
 		ck_assert_uint_eq(x->stack_depth, y->stack_depth);
@@ -350,6 +356,20 @@ START_TEST(test_encode_edges)
 		}
 		ck_assert_int_eq(page_enc_add(&e, &ev, collect_page, &o), 0);
 	}
+	/*
+	 * a kernel stack's record is its frames, no more (a page of its
+	 * own: the event header, size and three frames), as the kernel's
+	 */
+	ck_assert_int_eq(page_enc_flush(&e, collect_page, &o), 0);
+	memset(&ev, 0, sizeof(ev));
+	ev.cpu = 1;
+	ev.ts = 9000000000000ULL;
+	ev.type = SEV_KSTACK;
+	ev.pid = ev.common_pid = 7;
+	ev.stack = frames;
+	ev.stack_depth = 3;
+	ck_assert_int_eq(page_enc_add(&e, &ev, collect_page, &o), 0);
+	ck_assert_uint_eq(e.used, 4 + l.caller[0].off + 3 * 8);
 	ev.type = SEV_SAMPLE;	/* no format: skipped */
 	ck_assert_int_eq(page_enc_add(&e, &ev, collect_page, &o), 0);
 	ck_assert_uint_eq(e.skipped, 1);
@@ -358,7 +378,9 @@ START_TEST(test_encode_edges)
 	page_enc_fini(&e);
 	ck_assert_uint_gt(o.n, 5);
 	n = decode_all(&l, o.pages, o.n * l.page_size, 1, &got);
-	ck_assert_uint_eq(n, 300);
+	ck_assert_uint_eq(n, 301);
+	ck_assert_uint_eq(got[300].ev.type, SEV_KSTACK);
+	ck_assert_uint_eq(got[300].ev.stack_depth, 3);
 	for (i = 0; i < 300; i++) {
 		uint64_t ts = 1000000000ULL + (uint64_t)i * (i % 3 ? 1000 : 5000000000ULL);
 
@@ -399,6 +421,22 @@ START_TEST(test_bad_page)
 	memcpy(page, &(uint16_t){ (uint16_t)l.id[SEV_SWITCH] }, 2);
 	ck_assert_uint_eq(decode_record(&l, page, 40, 0, 0, &ev), 0);
 	ck_assert_uint_eq(decode_record(&l, page, 64, 0, 0, &ev), SEV_SWITCH);
+	/* fields no kernel writes: a recording's record that cannot be true */
+	ck_assert(decode_plausible(&ev, 2));
+	ev.next_pid = 0x7fffffff;
+	ck_assert(!decode_plausible(&ev, 2));
+	ev.next_pid = 4194304;
+	ck_assert(decode_plausible(&ev, 2));
+	ev.common_pid = -1;	/* perf's "gone", our perf recordings' "unknown" */
+	ck_assert(decode_plausible(&ev, 2));
+	ev.common_pid = -2;
+	ck_assert(!decode_plausible(&ev, 2));
+	ev.common_pid = 0;
+	ev.has_target = true;
+	ev.target_cpu = 2;
+	ck_assert(!decode_plausible(&ev, 2));
+	ev.target_cpu = 1;
+	ck_assert(decode_plausible(&ev, 2));
 	page_cursor_fini(&c);
 	fmt_fini(&l);
 }

@@ -20,6 +20,11 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "kfacts.h"
+#include "taskstats.h"
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
 #include "fixture.h"
 #include "mounts.h"
 #include "procfs.h"
@@ -97,6 +102,37 @@ START_TEST(test_steal)
 	ck_assert_uint_ge(ns, before);
 	ck_assert_uint_le(ns, after);
 	ck_assert_uint_eq(ns % (uint64_t)tick, 0);
+}
+END_TEST
+
+/* each CPU's idle + iowait from its cpuN line; an offline CPU has none; this host's too */
+START_TEST(test_cpu_idle)
+{
+	static const char text[] =
+		"cpu  100 0 50 9000 20 0 3 0 0 0\n"
+		"cpu0 50 0 25 4000 10 0 2 0 0 0\n"
+		"cpu2 50 0 25 5000 10 0 1 0 0 0\n"
+		"intr 12345 0 0\n"
+		"ctxt 999\n";
+	uint64_t ns[4], host[64];
+	bool listed[4], hl[64];
+	int n;
+
+	ck_assert_int_eq(proc_stat_cpu_idle(text, 10000000, ns, listed, 4), 3);
+	ck_assert(listed[0] && !listed[1] && listed[2] && !listed[3]);
+	ck_assert_uint_eq(ns[0], 4010ull * 10000000);
+	ck_assert_uint_eq(ns[1], 0);
+	ck_assert_uint_eq(ns[2], 5010ull * 10000000);
+	/* beyond @max: left out, the count stays within it */
+	ck_assert_int_eq(proc_stat_cpu_idle(text, 1, ns, listed, 1), 1);
+	ck_assert_uint_eq(ns[0], 4010);
+	ck_assert_int_eq(proc_stat_cpu_idle("intr 1\n", 1, ns, listed, 4), -EINVAL);
+	ck_assert_int_eq(proc_stat_cpu_idle("cpu  1 2 3\ncpu0 1 2 3\n", 1, ns, listed, 4), -EINVAL);
+	/* this host: every online CPU listed, in whole ticks */
+	n = proc_cpu_idle(host, hl, 64);
+	ck_assert_int_ge(n, 1);
+	ck_assert(hl[0] || sysconf(_SC_NPROCESSORS_ONLN) < n);
+	ck_assert_uint_eq(host[0] % proc_tick_ns(), 0);
 }
 END_TEST
 
@@ -383,6 +419,157 @@ START_TEST(test_stale_owner)
 }
 END_TEST
 
+/* the per-boot state file: parsed, keyed to this boot, kept, trusted only as root's */
+START_TEST(test_kfacts)
+{
+	struct kfacts k, l;
+	char buf[4096], path[128];
+	char other[] = "boot_id=other\nrelease=6.18\nidle_loss=seen\n";
+
+	ck_assert_int_eq(kfacts_this_boot(&k), 0);
+	ck_assert_uint_eq(strlen(k.boot_id), 36);
+	/* round trip */
+	k.loss_seen = true;
+	strcpy(k.seen_by, "run");
+	strcpy(k.detail, "runq on the ring backend:\n7 switches");	/* a newline: one line */
+	k.seen_at = 1796400061;
+	k.clean_probe_ms = 1234;
+	ck_assert_int_gt(kfacts_format(&k, buf, sizeof(buf)), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\ndetail=runq on the ring backend: 7 switches\n"));
+	ck_assert_int_eq(kfacts_this_boot(&l), 0);
+	ck_assert_int_eq(kfacts_parse(buf, &l), 1);
+	ck_assert(l.loss_seen);
+	ck_assert_str_eq(l.seen_by, "run");
+	ck_assert_int_eq(l.seen_at, 1796400061);
+	ck_assert_uint_eq(l.clean_probe_ms, 1234);
+	/* another boot's or kernel's: ignored; not such a file: refused */
+	ck_assert_int_eq(kfacts_this_boot(&l), 0);
+	ck_assert_int_eq(kfacts_parse(other, &l), 0);
+	ck_assert(!l.loss_seen);
+	ck_assert_int_eq(kfacts_parse("hello\n", &l), -EINVAL);
+	ck_assert_int_eq(kfacts_parse("boot_id=a\nrelease=b\nidle_loss=maybe\n", &l), -EINVAL);
+	ck_assert_int_eq(kfacts_format(&k, buf, 40), -ENOSPC);
+	if (geteuid() != 0)
+		return;	/* only root writes it */
+	mkdir_tmp();
+	snprintf(path, sizeof(path), "%s/kernel-facts", dir);
+	ck_assert_int_eq(kfacts_load(path, &l), 0);	/* absent */
+	ck_assert_int_eq(kfacts_note_clean(path, 300), 0);
+	ck_assert_int_eq(kfacts_note_clean(path, 200), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), 1);
+	ck_assert(!l.loss_seen);
+	ck_assert_uint_eq(l.clean_probe_ms, 500);
+	ck_assert_int_eq(kfacts_note_loss(path, "probe", "45 of 46"), 0);
+	/* the first sighting stays */
+	ck_assert_int_eq(kfacts_note_loss(path, "run", "later"), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), 1);
+	ck_assert(l.loss_seen);
+	ck_assert_str_eq(l.seen_by, "probe");
+	ck_assert_str_eq(l.detail, "45 of 46");
+	ck_assert_uint_eq(l.clean_probe_ms, 500);
+	ck_assert_int_gt(l.seen_at, 0);
+	/* writable by others, or not root's: not trusted (and replaced when written) */
+	ck_assert_int_eq(chmod(path, 0666), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), -EPERM);
+	ck_assert_int_eq(kfacts_note_clean(path, 1), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), 1);
+	ck_assert(!l.loss_seen);
+	ck_assert_uint_eq(l.clean_probe_ms, 1);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), -EPERM);
+	/* another boot's file: this boot knows nothing */
+	ck_assert_int_eq(unlink(path), 0);
+	put("kernel-facts", other);
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_int_eq(kfacts_load(path, &l), 0);
+	ck_assert(!l.loss_seen);
+	/* turned off by the environment */
+	setenv(KFACTS_ENV, "", 1);
+	ck_assert_ptr_null(kfacts_path());
+	setenv(KFACTS_ENV, path, 1);
+	ck_assert_str_eq(kfacts_path(), path);
+	unsetenv(KFACTS_ENV);
+	ck_assert_str_eq(kfacts_path(), KFACTS_PATH);
+	rm_tmp();
+}
+END_TEST
+
+/* an exited thread's totals, from a taskstats datagram as the kernel sends it */
+static struct ts_exit ts_got[4];
+static int ts_n;
+
+static void ts_cb(void *arg, const struct ts_exit *e)
+{
+	(void)arg;
+	if (ts_n < 4)
+		ts_got[ts_n++] = *e;
+}
+
+/* an attribute of @type and @len bytes at @p; returns the next position */
+static char *put_attr(char *p, uint16_t type, const void *data, uint16_t len)
+{
+	struct nlattr a = { .nla_len = (uint16_t)(NLA_HDRLEN + len), .nla_type = type };
+
+	memcpy(p, &a, sizeof(a));
+	if (data)
+		memcpy(p + NLA_HDRLEN, data, len);
+	return p + ((NLA_HDRLEN + len + 3u) & ~3u);
+}
+
+START_TEST(test_taskstats_parse)
+{
+	static char buf[4096];
+	struct nlmsghdr *n = (struct nlmsghdr *)buf;
+	struct taskstats t;
+	char *p, *nest;
+	uint32_t tid = 4242, tgid = 4240;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&t, 0, sizeof(t));
+	t.version = TASKSTATS_VERSION;
+	t.cpu_delay_total = 1234567;
+	t.cpu_run_virtual_total = 7654321;
+	p = (char *)NLMSG_DATA(n) + GENL_HDRLEN;
+	/* the thread's own: PID and STATS nested in AGGR_PID */
+	nest = p;
+	p = put_attr(p, TASKSTATS_TYPE_PID, &tid, 4);
+	p = put_attr(p, TASKSTATS_TYPE_STATS, &t, sizeof(t));
+	{
+		size_t inner = (size_t)(p - nest);
+
+		memmove(nest + NLA_HDRLEN, nest, inner);
+		put_attr(nest, TASKSTATS_TYPE_AGGR_PID, NULL, (uint16_t)inner);
+		p = nest + NLA_HDRLEN + inner;
+	}
+	/* the process's too (the last thread): not a thread's, left out */
+	nest = p;
+	p = put_attr(p, TASKSTATS_TYPE_TGID, &tgid, 4);
+	{
+		size_t inner = (size_t)(p - nest);
+
+		memmove(nest + NLA_HDRLEN, nest, inner);
+		put_attr(nest, TASKSTATS_TYPE_AGGR_TGID, NULL, (uint16_t)inner);
+		p = nest + NLA_HDRLEN + inner;
+	}
+	n->nlmsg_len = (uint32_t)(p - buf);
+	n->nlmsg_type = 22;
+	ts_n = 0;
+	ck_assert_int_eq(ts_parse(buf, n->nlmsg_len, ts_cb, NULL), 1);
+	ck_assert_int_eq(ts_n, 1);
+	ck_assert_int_eq(ts_got[0].tid, 4242);
+	ck_assert_uint_eq(ts_got[0].run_delay_ns, 1234567);
+	ck_assert_uint_eq(ts_got[0].exec_ns, 7654321);
+	/* the thread's attribute past the message's end: refused, nothing made up */
+	n->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN) + 40;
+	ts_n = 0;
+	ck_assert_int_eq(ts_parse(buf, n->nlmsg_len, ts_cb, NULL), -EINVAL);
+	ck_assert_int_eq(ts_n, 0);
+	/* truncated stats: no exit made up */
+	ck_assert_int_le(ts_parse(buf, 24, ts_cb, NULL), 0);
+	ck_assert_int_eq(ts_n, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("host");
@@ -391,12 +578,15 @@ int main(void)
 	tcase_add_test(tc, test_psi);
 	tcase_add_test(tc, test_comm_tidy);
 	tcase_add_test(tc, test_steal);
+	tcase_add_test(tc, test_cpu_idle);
 	tcase_add_test(tc, test_stat_split);
 	tcase_add_test(tc, test_throttle);
 	tcase_add_test(tc, test_cgroup_self);
 	tcase_add_test(tc, test_undo);
 	tcase_add_test(tc, test_mounts);
 	tcase_add_test(tc, test_stale_owner);
+	tcase_add_test(tc, test_kfacts);
+	tcase_add_test(tc, test_taskstats_parse);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -975,6 +975,15 @@ START_TEST(test_text_malformed)
 	       "line 2: bucket low 2 above high 1");
 	hp_bad("Tracing...\n         0 -> 1          : 3        |*****   |\n", PEERHIST_BCC,
 	       "line 2: row outside a histogram");
+	/* a header that is almost one: it is at fault, not the rows under it */
+	hp_bad("@a:\n[0]   1 |@|\n\n@b\n[1]   2 |@|\n", PEERHIST_BPFTRACE,
+	       "line 4: expected a '@name:' map header (rows follow on line 5)");
+	hp_bad("Attaching 1 probe...\n[1]   2 |@|\n", PEERHIST_BPFTRACE,
+	       "line 2: row outside a map");
+	hp_bad("     usecs    : count     distribution\n         0 -> 1     : 2      |**|\n\n"
+	       "     usecs      count     distribution\n         2 -> 3     : 1      |*|\n",
+	       PEERHIST_BCC, "line 4: expected a 'usecs : count distribution' header "
+	       "(rows follow on line 5)");
 	hp_bad("     usecs               : count     distribution\n"
 	       "         0 -> 1          : 3        |*****   |\n"
 	       "\n     msecs               : count     distribution\n", any,

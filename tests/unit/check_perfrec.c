@@ -20,6 +20,7 @@
 #include "dropprobe.h"
 #include "fixture.h"
 #include "perfrec.h"
+#include "pnames.h"
 
 /* --- the format files, read by the test itself */
 
@@ -621,6 +622,9 @@ START_TEST(test_comm_record)
 	ck_assert_int_eq(r.comm.tid, 41);
 	ck_assert_str_eq(r.comm.comm, "dd");
 	ck_assert(r.comm.exec);
+	/* when and where: the merge applies it in time order */
+	ck_assert_uint_eq(r.comm.ts, 123);
+	ck_assert_int_eq(r.comm.cpu, 1);
 	ck_assert_uint_eq(r.nev, 0);
 	check_truncations(&pl, &rec);
 	/* a name of 16 bytes and more is cut to COMM_LEN - 1 */
@@ -635,6 +639,41 @@ START_TEST(test_comm_record)
 	rec_put(&rec, "abcdefgh", 8);
 	rec_end(&rec, PERF_RECORD_COMM, 0);
 	ck_assert_int_eq(parse_rec(&pl, &rec, &r), -EINVAL);
+}
+END_TEST
+
+/* A PERF_RECORD_FORK: pid, ppid, tid, ptid, time, then sample_id_all's fields (the parent's). */
+static void rec_fork(struct rec *r, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+		     uint64_t ts, uint32_t cpu)
+{
+	rec_start(r);
+	rec_u32(r, pid);
+	rec_u32(r, ppid);
+	rec_u32(r, tid);
+	rec_u32(r, ptid);
+	rec_u64(r, ts);
+	rec_u32(r, ppid);
+	rec_u32(r, ptid);
+	rec_u64(r, ts);
+	rec_u32(r, cpu);
+	rec_u32(r, 0);
+	rec_end(r, PERF_RECORD_FORK, 0);
+}
+
+/* without the sched_process_fork tracepoint, the records follow -- COMMAND's descendants */
+START_TEST(test_fork_record)
+{
+	struct perfrec_layout pl = { 0 };
+	struct perfrec r;
+	struct rec rec;
+
+	/* thread 702 of process 700 started by thread 701, on CPU 1 */
+	rec_fork(&rec, 700, 700, 702, 701, 5000, 1);
+	ck_assert_int_eq(parse_rec(&pl, &rec, &r), 0);
+	ck_assert_uint_eq(r.kind, PERFREC_FORK);
+	ck_assert_uint_eq(r.nev, 1);
+	assert_ev(&r.ev[0], SEV_FORK, 5000, 1, 701, 701, 702, 0);
+	check_truncations(&pl, &rec);
 }
 END_TEST
 
@@ -666,18 +705,13 @@ START_TEST(test_raw_size)
 }
 END_TEST
 
-/* the drop probe's verdict from its per-CPU counts */
+/* the drop probe's verdict from its per-CPU counts (since a first read of 100, 90, 7) */
 static void probe_cpu(struct drop_probe *p, uint64_t sw, uint64_t rec, int64_t to_idle)
 {
-	unsigned i = p->ncpu++;
+	const uint64_t base[3] = { 100, 90, 7 };
+	uint64_t now[3] = { 100 + sw, 90 + rec, to_idle < 0 ? UINT64_MAX : 7 + (uint64_t)to_idle };
 
-	p->cpu[i].cpu = (int)i;
-	p->cpu[i].switches = sw;
-	p->cpu[i].recorded = rec;
-	p->cpu[i].to_idle = to_idle;
-	p->cpu[i].drops = sw > rec + 1;
-	p->switches += sw;
-	p->recorded += rec;
+	drop_probe_add(p, (int)p->ncpu, base, now);
 }
 
 START_TEST(test_drop_verdict)
@@ -713,7 +747,61 @@ START_TEST(test_drop_verdict)
 	memset(p, 0, sizeof(*p));
 	probe_cpu(p, 2, 2, 2);
 	ck_assert_int_eq(drop_probe_verdict(p), DROPS_UNKNOWN);
+	/*
+	 * one hit short is a loss: the counts are deltas since a first read,
+	 * and a read never splits a switch's two counts
+	 */
+	memset(p, 0, sizeof(*p));
+	probe_cpu(p, 10, 10, 5);
+	probe_cpu(p, 10, 9, 5);
+	ck_assert(p->cpu[1].drops && !p->cpu[0].drops);
+	ck_assert_uint_eq(p->switches, 20);
+	ck_assert_uint_eq(p->recorded, 19);
+	ck_assert_int_eq(p->cpu[1].to_idle, 5);
+	ck_assert_int_eq(drop_probe_verdict(p), DROPS_SEEN);
 	free(p);
+}
+END_TEST
+
+/* the names a perf switch record gets: the stream's at each moment */
+START_TEST(test_pnames)
+{
+	struct pnames n;
+	const struct pname *p;
+	int32_t t;
+
+	ck_assert_int_eq(pnames_init(&n, 64), 0);
+	ck_assert_ptr_null(pnames_get(&n, 41));
+	ck_assert_str_eq(pnames_get(&n, 0)->comm, "swapper");
+	/* the snapshot, then a wakeup's payload: a priority, the name kept */
+	pnames_set(&n, 41, "gcc", 120);
+	pnames_set(&n, 41, NULL, 110);
+	p = pnames_get(&n, 41);
+	ck_assert_str_eq(p->comm, "gcc");
+	ck_assert_int_eq(p->prio, 110);
+	/* a fork: the child is named as its parent now */
+	pnames_fork(&n, 41, 42);
+	ck_assert_str_eq(pnames_get(&n, 42)->comm, "gcc");
+	ck_assert_int_eq(pnames_get(&n, 42)->prio, 110);
+	/* its exec: the new name from then on, the parent's unchanged */
+	pnames_set(&n, 42, "cc1", -1);
+	ck_assert_str_eq(pnames_get(&n, 42)->comm, "cc1");
+	ck_assert_str_eq(pnames_get(&n, 41)->comm, "gcc");
+	/* a priority alone names no one */
+	pnames_set(&n, 43, "", 120);
+	ck_assert_ptr_null(pnames_get(&n, 43));
+	pnames_fork(&n, 99, 44);	/* an unknown parent: nothing */
+	ck_assert_ptr_null(pnames_get(&n, 44));
+	/* bounded: past 64 slots the least recently used go, never a wrong name */
+	for (t = 1000; t < 1200; t++)
+		pnames_set(&n, t, "many", 120);
+	ck_assert_uint_gt(n.evicted, 0);
+	for (t = 1000; t < 1200; t++) {
+		p = pnames_get(&n, t);
+		ck_assert(!p || !strcmp(p->comm, "many"));
+	}
+	ck_assert_str_eq(pnames_get(&n, 1199)->comm, "many");
+	pnames_fini(&n);
 }
 END_TEST
 
@@ -732,7 +820,9 @@ int main(void)
 	tcase_add_test(tc, test_switch_records);
 	tcase_add_test(tc, test_lost_and_others);
 	tcase_add_test(tc, test_comm_record);
+	tcase_add_test(tc, test_fork_record);
 	tcase_add_test(tc, test_drop_verdict);
+	tcase_add_test(tc, test_pnames);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

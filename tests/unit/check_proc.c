@@ -5,6 +5,7 @@
  * in anon_pipe_read, and a spinner on a CPU; and the followed-process set.
  */
 #include <check.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,21 +82,29 @@ START_TEST(test_wchan_stack)
 }
 END_TEST
 
-START_TEST(test_pidset)
+START_TEST(test_tidset)
 {
-	struct pidset s = { 0 };
+	struct tidset s = { 0 };
 	int32_t i;
 
-	ck_assert(!pidset_has(&s, 5));
+	ck_assert(!tidset_has(&s, 5));
 	for (i = 1; i <= 1000; i++)
-		ck_assert_int_eq(pidset_add(&s, i * 7), 0);
-	ck_assert_int_eq(pidset_add(&s, 7), 0);	/* once only */
+		ck_assert_int_eq(tidset_add(&s, i * 7), 0);
+	ck_assert_int_eq(tidset_add(&s, 7), 0);	/* once only */
 	ck_assert_uint_eq(s.n, 1000);
 	for (i = 1; i <= 1000; i++)
-		ck_assert(pidset_has(&s, i * 7));
-	ck_assert(!pidset_has(&s, 8));
-	pidset_fini(&s);
-	ck_assert(!pidset_has(&s, 7));
+		ck_assert(tidset_has(&s, i * 7));
+	ck_assert(!tidset_has(&s, 8));
+	tidset_fini(&s);
+	ck_assert(!tidset_has(&s, 7));
+	/* a bounded set refuses new members at max, not ones it has */
+	s.max = 2;
+	ck_assert_int_eq(tidset_add(&s, 1), 0);
+	ck_assert_int_eq(tidset_add(&s, 2), 0);
+	ck_assert_int_eq(tidset_add(&s, 2), 0);
+	ck_assert_int_eq(tidset_add(&s, 3), -ENOSPC);
+	ck_assert(!tidset_has(&s, 3));
+	tidset_fini(&s);
 }
 END_TEST
 
@@ -106,7 +115,7 @@ int main(void)
 
 	tcase_add_test(tc, test_schedstat_stat_status);
 	tcase_add_test(tc, test_wchan_stack);
-	tcase_add_test(tc, test_pidset);
+	tcase_add_test(tc, test_tidset);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

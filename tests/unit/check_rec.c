@@ -40,6 +40,7 @@
 #include "fixture.h"
 #include "fmt_tep.h"
 #include "recfile.h"
+#include "recmeta.h"
 #include "tdat.h"
 
 /* One event as a callback saw it, with its borrowed data copied. */
@@ -332,6 +333,16 @@ static void capture_make(struct capture *c, const char *k)
 	}
 	m.lost_per_cpu = c->lost;
 	m.ncpu = 2;
+	/* what the run trusted its switches to be, and /proc/stat's idle time (CPU 1 offline) */
+	{
+		static const uint64_t idle[2] = { 1234567890, 0 };
+		static const bool listed[2] = { true, false };
+
+		m.switches = capture_flight ? BK_SW_SELECTED : BK_SW_ALL;
+		m.proc_idle = idle;
+		m.proc_listed = listed;
+		m.nproc = 2;
+	}
 	ck_assert_msg(recfile_close(r, &m, err, sizeof(err)) == 0, "%s", err);
 }
 
@@ -398,6 +409,93 @@ static struct backend *check_replay(struct capture *c, const char *path, const c
 	return b;
 }
 
+static void tgid_seen(int32_t tid, int32_t tgid, void *arg)
+{
+	int32_t *seen = arg;
+
+	seen[0] += tid;
+	seen[1] += tgid;
+}
+
+/* our metadata: every field written is read back as written (recmeta.c) */
+START_TEST(test_recmeta_roundtrip)
+{
+	uint64_t lost[3] = { 5, 0, 7 }, idle[3] = { 1000, 0, 3000 }, got[3], v;
+	bool listed[3] = { true, false, true }, gl[3];
+	struct backend_window m = {
+		.clock = "mono", .start_ns = 100, .end_ns = 2000000100, .lost_per_cpu = lost,
+		.ncpu = 3, .kernel_stacks = true, .recovered = 9, .cgroups = "12 /a/b\n13 /c\n",
+		.cgroups_keyed = "the v1 hierarchy 3 (cpu)", .extra = "flight=1\n",
+		.switches = BK_SW_SELECTED, .proc_idle = idle, .proc_listed = listed, .nproc = 3,
+	};
+	struct recmeta_more x = { .ncpu = 3, .kallsyms = "subset", .release = "6.18.0",
+				  .instance = "offcpu-x", .bad_pages = 2,
+				  .tgids = "12 10\n13 10\n" };
+	struct rec_scope sc;
+	int32_t seen[2] = { 0, 0 };
+	char buf[64], *t;
+
+	snprintf(m.scope.kind, sizeof(m.scope.kind), "command");
+	m.scope.id = 42;
+	snprintf(m.scope.command, sizeof(m.scope.command), "sh -c 'a\nb'");
+	m.scope.recorder = 41;
+	t = recmeta_text(&m, &x);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(recmeta_get(t, "clock", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "mono");
+	ck_assert_int_eq(recmeta_u64(t, "window_start_ns", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 100);
+	ck_assert_int_eq(recmeta_u64(t, "window_end_ns", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 2000000100);
+	ck_assert_int_eq(recmeta_u64(t, "recovered_switches", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 9);
+	ck_assert_int_eq(recmeta_u64(t, "bad_pages", UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, 2);
+	ck_assert_int_eq(recmeta_u64(t, "bad_pages", 1, &v), -EINVAL);
+	ck_assert_int_eq(recmeta_u64(t, "kallsyms", UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(recmeta_u64(t, "nosuch", UINT64_MAX, &v), -ENOENT);
+	ck_assert_int_eq(recmeta_get(t, "release", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "6.18.0");
+	ck_assert_int_eq(recmeta_get(t, "release", buf, 3), -ENAMETOOLONG);
+	ck_assert_int_eq(recmeta_get(t, "instance", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "offcpu-x");
+	ck_assert_int_eq(recmeta_get(t, "flight", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "1");
+	ck_assert_int_eq(recmeta_get(t, "cgroups_keyed", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "the v1 hierarchy 3 (cpu)");
+	ck_assert_int_eq(recmeta_lost(t, got, 3), 3);
+	ck_assert(got[0] == 5 && got[1] == 0 && got[2] == 7);
+	recmeta_scope(t, &sc);
+	ck_assert_str_eq(sc.kind, "command");
+	ck_assert_int_eq(sc.id, 42);
+	ck_assert_str_eq(sc.command, "sh -c 'a b'");	/* one line */
+	ck_assert_int_eq(sc.recorder, 41);
+	ck_assert_int_eq(recmeta_switches(t), BK_SW_SELECTED);
+	ck_assert_uint_eq(recmeta_proc_idle(t, got, gl, 3), 3);
+	ck_assert(gl[0] && !gl[1] && gl[2] && got[0] == 1000 && got[2] == 3000);
+	ck_assert_str_eq(recmeta_cgroups(t), "12 /a/b\n13 /c\n");
+	ck_assert_uint_eq(recmeta_tgids(t, tgid_seen, seen), 2);
+	ck_assert(seen[0] == 25 && seen[1] == 20);
+	/* keys stop at the sections: a section's line is never a key */
+	ck_assert_int_eq(recmeta_get(t, "12 /a/b", buf, sizeof(buf)), -ENOENT);
+	free(t);
+
+	/* the defaults: the tracepoint's switches, no scope, no sections */
+	memset(&m, 0, sizeof(m));
+	m.switches = BK_SW_TRACEPOINT;
+	memset(&x, 0, sizeof(x));
+	t = recmeta_text(&m, &x);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(recmeta_switches(t), -ENOENT);
+	recmeta_scope(t, &sc);
+	ck_assert_str_eq(sc.kind, "");
+	ck_assert_ptr_null(recmeta_cgroups(t));
+	ck_assert_uint_eq(recmeta_tgids(t, tgid_seen, seen), 0);
+	ck_assert_uint_eq(recmeta_proc_idle(t, got, gl, 3), 0);
+	free(t);
+}
+END_TEST
+
 START_TEST(test_roundtrip)
 {
 	const char *k = fixture_kernels[_i];
@@ -416,6 +514,17 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(count_entries(c.dir), 2);
 
 	b = check_replay(&c, c.rec, k, 6);
+	{
+		struct backend_window w;
+
+		ck_assert_int_eq(READER.recording(b, &w), 0);
+		ck_assert_int_eq(w.switches, BK_SW_ALL);
+		ck_assert_int_eq(READER.switches(b), BK_SW_ALL);
+		ck_assert_uint_eq(w.nproc, 2);
+		ck_assert_ptr_nonnull(w.proc_idle);
+		ck_assert_uint_eq(w.proc_idle[0], 1234567890);
+		ck_assert(w.proc_listed[0] && !w.proc_listed[1]);
+	}
 	ck_assert_int_eq(READER.close(b, err, sizeof(err)), 0);
 
 	fd = open(c.rec, O_RDONLY);
@@ -534,6 +643,9 @@ START_TEST(test_flight_window)
 	ck_assert_uint_eq(w.start_ns, from);
 	ck_assert_uint_eq(w.end_ns, to);
 	ck_assert_str_eq(w.extra, "test trigger");
+	/* a flight window is not what /proc/stat was read over: none */
+	ck_assert_int_eq(w.switches, BK_SW_SELECTED);
+	ck_assert_ptr_null(w.proc_idle);
 	ck_assert_str_eq(w.cgroups, "101 /ci\n102 /docker/0123456789abcdef\n");
 	ck_assert_str_eq(w.cgroups_keyed, "the v1 hierarchy 1 (cpu) at /sys/fs/cgroup/cpu");
 	{
@@ -594,6 +706,22 @@ START_TEST(test_symlink_and_abort)
 	ck_assert_str_eq(err, "cannot create /nonexistent/dir/x.dat: No such file or directory");
 	ck_assert_int_eq(recfile_open_src(&r, dir, &src, 1, err, sizeof(err)), -EISDIR);
 	ck_assert_ptr_null(strchr(err, '\n'));
+
+	/* a FIFO is never replaced by a recording (rename() would); a 0640
+	 * recording it replaces keeps its mode */
+	free(name);
+	ck_assert_int_gt(asprintf(&name, "%s/fifo", dir), 0);
+	ck_assert_int_eq(mkfifo(name, 0600), 0);
+	ck_assert_int_eq(recfile_open_src(&r, name, &src, 1, err, sizeof(err)), -ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(err, "it is a FIFO, not a regular file"));
+	ck_assert_int_eq(lstat(name, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	unlink(name);
+	ck_assert_int_eq(chmod(link, 0640), 0);
+	ck_assert_int_eq(recfile_open_src(&r, link, &src, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(recfile_close(r, &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(stat(link, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0640);
 	free(name);
 	free(victim);
 	free(link);
@@ -1034,6 +1162,7 @@ int main(void)
 	while (fixture_kernels[nkern])
 		nkern++;
 	tcase_add_loop_test(rt, test_roundtrip, 0, nkern);
+	tcase_add_test(rt, test_recmeta_roundtrip);
 	tcase_add_test(rt, test_converted);
 	tcase_add_test(rt, test_read_limit);
 	tcase_add_test(rt, test_flight_window);

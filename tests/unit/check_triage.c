@@ -189,6 +189,38 @@ START_TEST(test_unclaimed)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":0.010000"));
 	free(out);
+	/* some CPU's state not known: the range; the note only for what it is at least */
+	in.unclaimed = 0.2;
+	in.unclaimed_min = 0.08;
+	in.unclaimed_max = 0.32;
+	in.unclaimed_partial = true;
+	in.cpu_unknown_ns = 1500000000;
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_BCC, &in);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "unclaimed CPU: 20.0% of CPU time idle"));
+	ck_assert_ptr_nonnull(strstr(out, "# note: work waited while CPUs idled (at least 8.0% >= "
+					  "5%)"));
+	ck_assert_ptr_nonnull(strstr(out, "\n# partial: the unclaimed share lies between 8.0% and "
+					  "32.0%: the trace did not show the state of 1.500 CPU-s; "
+					  "/proc/stat's idle time, which would bound it, is not known "
+					  "here\n"));
+	free(out);
+	in.unclaimed_min = 0.04;
+	in.cpu_proc = true;
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_BCC, &in);
+	fclose(f);
+	ck_assert_ptr_null(strstr(out, "# note: work waited"));
+	ck_assert_ptr_nonnull(strstr(out, "1.500 CPU-s, which /proc/stat's idle time bounds"));
+	free(out);
+	f = open_memstream(&out, &len);
+	triage_print(f, FMT_JSON, &in);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":0.200000,\"unclaimed_min\":0.040000,"
+					  "\"unclaimed_max\":0.320000,\"cpu_state_unknown_ns\":1500000000"));
+	free(out);
+	in.unclaimed_partial = false;
 	in.unclaimed = -1;	/* sampled: no queues */
 	f = open_memstream(&out, &len);
 	triage_print(f, FMT_BCC, &in);
@@ -198,7 +230,7 @@ START_TEST(test_unclaimed)
 	f = open_memstream(&out, &len);
 	triage_print(f, FMT_JSON, &in);
 	fclose(f);
-	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":null"));
+	ck_assert_ptr_nonnull(strstr(out, "\"unclaimed_share\":null,\"unclaimed_min\":null"));
 	free(out);
 }
 END_TEST

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The analyzer's off-CPU intervals as they close: --state/--min/--max,
+ * the histogram, the subscribers and the stacks' sums; and the triage
+ * accounting beside them (blocked time by the state it began in, on-CPU
+ * time of the selected threads).
+ */
+#include "analyzer_local.h"
+
+/* What a switch-out in @state began: AN_BLK_S (a sleep), _D, _OTHER (another block), _NONE. */
+static unsigned blk_kind(const struct analyzer *an, int64_t state)
+{
+	if (state == SCHED_STATE_UNKNOWN)
+		return AN_BLK_OTHER;
+	if ((uint64_t)state & an->s_bits)
+		return AN_BLK_S;
+	if ((uint64_t)state & an->d_bits)
+		return AN_BLK_D;
+	return sched_state_runnable(&an->cfg.states, state) ? AN_BLK_NONE : AN_BLK_OTHER;
+}
+
+/* @ns of blocked time of @kind onto the three sums that split it. */
+static void add_blk(uint64_t *s_ns, uint64_t *d_ns, uint64_t *other_ns, unsigned kind,
+		    uint64_t ns)
+{
+	if (kind == AN_BLK_S)
+		*s_ns += ns;
+	else if (kind == AN_BLK_D)
+		*d_ns += ns;
+	else if (kind == AN_BLK_OTHER)
+		*other_ns += ns;
+}
+
+bool an_off_state_wanted(const struct an_cfg *c, int64_t state)
+{
+	if (c->off_state_all)
+		return true;
+	if (state == SCHED_STATE_UNKNOWN)
+		return false;
+	if (sched_state_runnable(&c->states, state))
+		return c->off_state_r;
+	return ((uint64_t)state & c->off_state_bits) != 0;
+}
+
+/*
+ * The off-CPU interval of @t ends at @end (the thread passed the -p/-t/-c
+ * filters); @wake_ns of it, at its end, was the wait for a CPU after its
+ * wakeup. Returns 1 when it was recorded, 0 when --state/--min/--max
+ * left it out, -1 when it was negative.
+ */
+int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid,
+		 int32_t cpu, const char *comm, uint64_t wake_ns)
+{
+	const struct an_cfg *c = &an->cfg;
+	uint64_t d = end - t->off_ts, bd;
+	unsigned kind;
+	struct group *g;
+	bool blocked;
+
+	/* --state applies to how the interval began */
+	if (!an_off_state_wanted(c, t->off_state))
+		return 0;
+	if (end < t->off_ts) {
+		an->off.inc.negative++;
+		return -1;
+	}
+	if (d < c->off_min_ns || d > c->off_max_ns)
+		return 0;
+	an_record(an, &an->off, d, t->tid, tgid, cpu, comm);
+	/*
+	 * triage: intervals that began blocked, up to the wakeup (the wait
+	 * for a CPU after it is run-queue time, counted there)
+	 */
+	kind = blk_kind(an, t->off_state);
+	blocked = t->off_state != SCHED_STATE_UNKNOWN && kind != AN_BLK_NONE;
+	bd = blocked && d > wake_ns ? d - wake_ns : 0;
+	if (an->nsinks) {
+		struct an_off o = {
+			.start_ns = t->off_ts, .end_ns = end, .wake_ns = t->wake_ts,
+			.tid = t->tid, .cpu = cpu, .comm = an_comm_or_lookup(an, t->tid, comm),
+			.state = t->off_state, .blocked_ns = bd,
+			.blk = blocked ? (uint8_t)kind : AN_BLK_NONE,
+			.kstack = t->kstack, .ustack = t->ustack,
+			.waker = t->waker, .waker_kstack = t->waker_kstack,
+			.waking_ns = t->waking_ts, .waker_comm = "",
+		};
+
+		if (t->waker)
+			o.waker_comm = an_comm_or_lookup(an, t->waker, t->waker_comm);
+
+		if (tgid == -2)
+			tgid = an_tgid_lookup(an, t->tid);
+		o.tgid = tgid;
+		an_emit_off(an, &o);
+	}
+	if (c->triage && blocked) {
+		g = an_record(an, &an->blk, bd, t->tid, tgid, cpu, comm);
+		if (g)
+			add_blk(&g->blk_s_ns, &g->blk_d_ns, &g->blk_other_ns, kind, bd);
+	}
+	/* blocked time by the state it began in */
+	add_blk(&an->counts.blocked_s_ns, &an->counts.blocked_d_ns,
+		&an->counts.blocked_other_ns, kind, d);
+	if (c->stacks) {
+		int64_t id = t->tid;
+
+		if (c->key == KEY_PID || (c->stacks & AN_USTACK)) {
+			if (tgid == -2)
+				tgid = an_tgid_lookup(an, t->tid);
+			if (c->key == KEY_PID)
+				id = tgid >= 0 ? tgid : t->tid;
+		}
+		id = an_cgroup_stack_id(an, id, t->tid);
+		if (((c->stacks & AN_KSTACK) && !t->kstack) ||
+		    ((c->stacks & AN_USTACK) && !t->ustack))
+			an->counts.no_stack++;
+		/* a stack line is named: folded output starts with the name */
+		stackagg_add(&an->agg, id, tgid, an_comm_or_lookup(an, t->tid, comm), t->kstack,
+			     t->ustack, d);
+	}
+	return 1;
+}
+
+/* triage: time selected threads spend on a CPU, switch-in to switch-out */
+void an_oncpu_switch(struct analyzer *an, const struct sched_event *ev)
+{
+	int32_t tgid;
+
+	if (an->in_tid[ev->cpu] && an->in_tid[ev->cpu] == ev->pid &&
+	    ev->ts >= an->in_ts[ev->cpu])
+		an->counts.oncpu_ns += ev->ts - an->in_ts[ev->cpu];
+	an->in_tid[ev->cpu] = ev->next_pid > 0 &&
+			      an_task_wanted(an, ev->next_pid, ev->next_comm, &tgid) ?
+			      ev->next_pid : 0;
+	an->in_ts[ev->cpu] = ev->ts;
+}
