@@ -3,7 +3,10 @@
 # tests/vm/check-vm.sh with /bin/offcpu-ftrace and /bin/workload.
 #
 #  - info reports this kernel's features and picks hist where it can;
-#    its probe finds that these kernels record every context switch;
+#    its probe answers (none lost, or a loss it saw: under TCG one run of
+#    the 6.1 guest saw 28 of 29 switches reach the tracepoint), never "not
+#    known", and the choice follows from the answer: where a loss was seen
+#    runq takes the ring (its gaps sized) and offcpu -K perf, each saying why;
 #  - one event stream: the ring backend reads the hist backend's instance
 #    while its triggers aggregate; runq and offcpu give identical buckets,
 #    counts and sums for each workload thread;
@@ -33,21 +36,40 @@ export WORKLOAD_EXIT=1
 echo "== $(uname -r)"
 $B info > /tmp/info.txt 2>&1 || fail "info exited $?"
 cat /tmp/info.txt
-# Debian's kernels lose no switch hits: the probe must say so (not "unknown")
-grep -q '^switches recorded: *none lost while probed' /tmp/info.txt && ok "probe: every switch recorded" ||
+# the probe answers, never "not known" on an idle guest; a loss it sees is
+# kept for the boot (/run/offcpu-ftrace/kernel-facts) and decides auto's choice
+LOSS=0
+loss_seen() { grep -q '^idle_loss=seen' /run/offcpu-ftrace/kernel-facts 2>/dev/null; }
+if grep -q '^switches recorded: *none lost while probed' /tmp/info.txt; then
+	ok "probe: every switch recorded"
+elif grep -q '^switches recorded: *NOT ALL: ' /tmp/info.txt && loss_seen; then
+	LOSS=1
+	echo "note: the probe saw this kernel lose a sched_switch hit: $(grep '^switches recorded' /tmp/info.txt)"
+else
 	fail "the switch probe says: $(grep '^switches recorded' /tmp/info.txt)"
+fi
 HAVE_HIST=0
 grep -q '^hist triggers: *yes' /tmp/info.txt && grep -q '^synthetic events: *yes' /tmp/info.txt && HAVE_HIST=1
 # what the kernel says, not the version
 if grep -q 'hist trigger' $T/README; then [ $HAVE_HIST = 1 ] || fail "info misses hist triggers"; fi
+if [ $LOSS = 1 ]; then
+	# hist and ring miss the same hits: runq takes the ring, sizing its
+	# gaps from schedstat; offcpu -K takes perf's switch records
+	grep -q '^backend runq: *ring (this kernel loses' /tmp/info.txt &&
+		ok "a loss seen: auto picks ring for runq, saying why" || fail "a loss seen, but: $(grep '^backend runq' /tmp/info.txt)"
+	grep -q '^backend offcpu -K: *perf (this kernel loses' /tmp/info.txt &&
+		ok "a loss seen: offcpu -K takes perf, saying why" || fail "a loss seen, but: $(grep '^backend offcpu -K' /tmp/info.txt)"
+fi
+KSTACK=ring
 if [ $HAVE_HIST = 1 ]; then
-	grep -q '^backend runq: *hist' /tmp/info.txt && ok "auto picks hist for runq" || fail "auto does not pick hist"
-	KSTACK=ring
 	grep -q '^stacks in synthetic: *yes' /tmp/info.txt && KSTACK=hist
-	grep -q "^backend offcpu -K: *$KSTACK" /tmp/info.txt && ok "offcpu -K: $KSTACK backend" ||
-		fail "offcpu -K backend is not $KSTACK"
+	if [ $LOSS = 0 ]; then
+		grep -q '^backend runq: *hist' /tmp/info.txt && ok "auto picks hist for runq" || fail "auto does not pick hist"
+		grep -q "^backend offcpu -K: *$KSTACK" /tmp/info.txt && ok "offcpu -K: $KSTACK backend" ||
+			fail "offcpu -K backend is not $KSTACK"
+	fi
 else
-	grep -q '^backend runq: *ring' /tmp/info.txt && ok "auto picks ring" || fail "auto does not pick ring"
+	[ $LOSS = 1 ] || { grep -q '^backend runq: *ring' /tmp/info.txt && ok "auto picks ring" || fail "auto does not pick ring"; }
 	$B runq --backend=hist 0.2 > /dev/null 2> /tmp/e && fail "--backend=hist worked without hist triggers"
 	grep -q 'no hist triggers' /tmp/e && ok "--backend=hist refused: $(cat /tmp/e)" || fail "--backend=hist error unclear: $(cat /tmp/e)"
 fi
@@ -224,7 +246,11 @@ if [ $HAVE_HIST = 1 ]; then
 	$B runq -L --backend=hist --format=json 1 > /tmp/l.json 2>&1 && grep -q '"tid":' /tmp/l.json &&
 		ok "runq -L in the kernel" || fail "runq -L --backend=hist"
 	$B offcpu -K 0.5 > /dev/null 2> /tmp/k.err || fail "offcpu -K exited"
-	if [ $KSTACK = ring ]; then
+	if loss_seen; then
+		# seen by the first probe, or since by a run (kept for the boot)
+		grep -q 'using the perf backend: this kernel loses sched_switch hits' /tmp/k.err &&
+			ok "offcpu -K notice: $(head -1 /tmp/k.err)" || fail "a loss seen, but offcpu -K said: $(cat /tmp/k.err)"
+	elif [ $KSTACK = ring ]; then
 		grep -q 'using the ring backend, not the kernel' /tmp/k.err && ok "offcpu -K notice: $(head -1 /tmp/k.err)" ||
 			fail "no fallback notice for -K: $(cat /tmp/k.err)"
 	else
