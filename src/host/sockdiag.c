@@ -119,6 +119,7 @@ int sockdiag_unix_peers(struct wpeer **v, size_t *n)
 		*n = 0;
 		return ret;
 	}
-	qsort(*v, *n, sizeof(**v), cmp_peer);
+	if (*n)	/* qsort of NULL, 0: undefined */
+		qsort(*v, *n, sizeof(**v), cmp_peer);
 	return 0;
 }

@@ -133,7 +133,8 @@ static int index_build(struct wctx *c)
 		if (ret)
 			return ret;
 	}
-	qsort(c->fds, c->nfd, sizeof(*c->fds), cmp_fd);
+	if (c->nfd)	/* qsort of NULL, 0: undefined */
+		qsort(c->fds, c->nfd, sizeof(*c->fds), cmp_fd);
 	return 0;
 }
 

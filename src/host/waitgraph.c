@@ -194,7 +194,8 @@ static int index_nodes(struct wgraph *g)
 		g->by_tid[i] = g->by_pid[i] = i;
 	qsort_r(g->by_tid, g->n, sizeof(size_t), cmp_tid, g->nodes);
 	qsort_r(g->by_pid, g->n, sizeof(size_t), cmp_pid, g->nodes);
-	qsort(g->edges, g->ne, sizeof(*g->edges), cmp_edge);
+	if (g->ne)	/* qsort of NULL, 0: undefined (no edge) */
+		qsort(g->edges, g->ne, sizeof(*g->edges), cmp_edge);
 	for (e = 0; e < g->ne; e++) {
 		struct wg_node *v = &g->nodes[g->edges[e].from];
 

@@ -254,7 +254,8 @@ static size_t unix_unique(struct wunix *a, size_t n)
 {
 	size_t i, j, out = 0;
 
-	qsort(a, n, sizeof(*a), cmp_unix);
+	if (n)	/* qsort of NULL, 0: undefined */
+		qsort(a, n, sizeof(*a), cmp_unix);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && a[j].inode == a[i].inode; j++)
 			;

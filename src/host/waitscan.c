@@ -252,7 +252,8 @@ static int procs_load(struct wctx *c)
 		c->np++;
 	}
 	free(pids);
-	qsort(c->procs, c->np, sizeof(*c->procs), cmp_proc);
+	if (c->np)	/* qsort of NULL, 0: undefined */
+		qsort(c->procs, c->np, sizeof(*c->procs), cmp_proc);
 	return 0;
 }
 
@@ -995,7 +996,8 @@ int wscan_take(const struct wscope *sc, const struct wsnap *prev, struct wsnap *
 	durations(s);
 	s->end_ns = mono_ns();
 	snapshot_notes(&c);
-	qsort(s->t, s->n, sizeof(*s->t), cmp_thread);
+	if (s->n)
+		qsort(s->t, s->n, sizeof(*s->t), cmp_thread);
 	ret = graph_build(s);
 	if (!ret)
 		durations_watch(s, prev);
