@@ -168,36 +168,68 @@ static int lock_line(const char *ls, const char *le, struct wlock *l)
 	return 0;
 }
 
-int wparse_locks(const char *text, size_t len, struct wlock **v, size_t *n, char *err,
-		 size_t errlen)
+/*
+ * One kernel table, a line each, into an array of @size-byte items:
+ * blank lines and a first line beginning with @header (NULL: none)
+ * skipped; a line @parse refuses fails the whole table, or where @bad is
+ * given is skipped and counted (the first one said in @err)
+ */
+static int parse_table(const char *text, size_t len, size_t size, const char *header,
+		       int (*parse)(const char *ls, const char *le, void *item, void *arg),
+		       void *arg, const char *what, size_t *bad, void **v, size_t *n, char *err,
+		       size_t errlen)
 {
-	struct wlock *a = NULL, *na;
+	char *a = NULL, *na;
 	size_t cap = 0, cnt = 0;
 	struct reader r;
 	int ret = text_open(&r, text, len, WAITPARSE_TEXT_MAX, err, errlen);
 
 	*v = NULL;
 	*n = 0;
+	if (bad)
+		*bad = 0;
 	if (ret)
 		return ret;
 	while (reader_next(&r)) {
-		if (skip_ws(r.ls, r.le) == r.le)
+		const char *s = skip_ws(r.ls, r.le);
+
+		if (s == r.le || (header && r.line == 1 && span_starts(s, r.le, header)))
 			continue;
-		na = mem_grow(a, &cap, cnt, sizeof(*a));
+		na = mem_grow(a, &cap, cnt, size);
 		if (!na) {
 			free(a);
 			return -ENOMEM;
 		}
 		a = na;
-		if (lock_line(r.ls, r.le, &a[cnt])) {
+		if (!parse(r.ls, r.le, a + cnt * size, arg)) {
+			cnt++;
+		} else if (!bad) {
 			free(a);
-			return line_failf(err, errlen, r.line, "not a /proc/locks line");
+			return line_failf(err, errlen, r.line, "not a %s line", what);
+		} else if (!(*bad)++) {
+			line_failf(err, errlen, r.line, "not a %s line", what);
 		}
-		cnt++;
 	}
 	*v = a;
 	*n = cnt;
 	return 0;
+}
+
+static int lock_item(const char *ls, const char *le, void *item, void *arg)
+{
+	(void)arg;
+	return lock_line(ls, le, item);
+}
+
+int wparse_locks(const char *text, size_t len, struct wlock **v, size_t *n, char *err,
+		 size_t errlen)
+{
+	void *a;
+	int ret = parse_table(text, len, sizeof(**v), NULL, lock_item, NULL, "/proc/locks", NULL,
+			      &a, n, err, errlen);
+
+	*v = a;
+	return ret;
 }
 
 long wlock_blocker(const struct wlock *v, size_t n, size_t i)
@@ -265,42 +297,24 @@ static size_t unix_unique(struct wunix *a, size_t n)
 	return out;
 }
 
+static int unix_item(const char *ls, const char *le, void *item, void *arg)
+{
+	(void)arg;
+	return unix_line(ls, le, item);
+}
+
 int wparse_unix(const char *text, size_t len, struct wunix **v, size_t *n, size_t *bad,
 		char *err, size_t errlen)
 {
-	struct wunix *a = NULL, *na;
-	size_t cap = 0, cnt = 0;
-	struct reader r;
-	int ret = text_open(&r, text, len, WAITPARSE_TEXT_MAX, err, errlen);
+	/* any user can write a bad line (a path with a newline): skipped, not the whole table */
+	void *a;
+	int ret = parse_table(text, len, sizeof(**v), "Num", unix_item, NULL, "/proc/net/unix",
+			      bad, &a, n, err, errlen);
 
-	*v = NULL;
-	*n = 0;
-	*bad = 0;
-	if (ret)
-		return ret;
-	while (reader_next(&r)) {
-		if (r.line == 1 && span_starts(r.ls, r.le, "Num"))
-			continue;
-		if (skip_ws(r.ls, r.le) == r.le)
-			continue;
-		na = mem_grow(a, &cap, cnt, sizeof(*a));
-		if (!na) {
-			free(a);
-			return -ENOMEM;
-		}
-		a = na;
-		/* any user can write one (a path with a newline): skipped, not the whole table */
-		if (unix_line(r.ls, r.le, &a[cnt])) {
-			if (!*bad)
-				line_failf(err, errlen, r.line, "not a /proc/net/unix line");
-			++*bad;
-			continue;
-		}
-		cnt++;
-	}
 	*v = a;
-	*n = unix_unique(a, cnt);
-	return 0;
+	if (!ret)
+		*n = unix_unique(*v, *n);
+	return ret;
 }
 
 /* "0100007F:A239" (v4) or 32 hex digits and a port (v6) */
@@ -363,39 +377,20 @@ static int tcp_line(const char *ls, const char *le, bool v6, struct wtcp *t)
 	return 0;
 }
 
+static int tcp_item(const char *ls, const char *le, void *item, void *arg)
+{
+	return tcp_line(ls, le, *(const bool *)arg, item);
+}
+
 int wparse_tcp(const char *text, size_t len, bool v6, struct wtcp **v, size_t *n, char *err,
 	       size_t errlen)
 {
-	struct wtcp *a = NULL, *na;
-	size_t cap = 0, cnt = 0;
-	struct reader r;
-	int ret = text_open(&r, text, len, WAITPARSE_TEXT_MAX, err, errlen);
+	void *a;
+	int ret = parse_table(text, len, sizeof(**v), "sl", tcp_item, &v6,
+			      v6 ? "/proc/net/tcp6" : "/proc/net/tcp", NULL, &a, n, err, errlen);
 
-	*v = NULL;
-	*n = 0;
-	if (ret)
-		return ret;
-	while (reader_next(&r)) {
-		const char *s = skip_ws(r.ls, r.le);
-
-		if (s == r.le || (r.line == 1 && span_starts(s, r.le, "sl")))
-			continue;
-		na = mem_grow(a, &cap, cnt, sizeof(*a));
-		if (!na) {
-			free(a);
-			return -ENOMEM;
-		}
-		a = na;
-		if (tcp_line(r.ls, r.le, v6, &a[cnt])) {
-			free(a);
-			return line_failf(err, errlen, r.line, "not a /proc/net/tcp%s line",
-				     v6 ? "6" : "");
-		}
-		cnt++;
-	}
 	*v = a;
-	*n = cnt;
-	return 0;
+	return ret;
 }
 
 const char *wtcp_state_name(unsigned state)
