@@ -2,6 +2,7 @@
 /* -- COMMAND: the child held before exec until tracing is on, then waited for. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,4 +232,25 @@ void child_abort(struct child *c)
 		waitpid(c->pid, &c->status, 0);
 		c->done = c->reaped = true;
 	}
+}
+
+void child_await_passing(struct child *c, int from, int *passed)
+{
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	while (!child_exited(c)) {
+		if (sig_count >= from && sig_count > *passed) {
+			kill(c->pid, sig_last);
+			*passed = sig_count;
+			continue;	/* look again: it may have ended at once */
+		}
+		ppoll(NULL, 0, NULL, &old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }

@@ -52,6 +52,14 @@ int child_exit_status(const struct child *c);
 /* Wait for it (after our window), forwarding nothing; returns its exit status
  * as a shell would: the code, or 128 + the signal. */
 int child_wait(struct child *c);
+/*
+ * Wait until it exits (leaving it unreaped), passing on to it every
+ * signal from the @from-th on (sig_count) that *@passed has not counted,
+ * however late. The signals are blocked but in ppoll(), which lets them in
+ * and waits at once: one that comes between the look at sig_count and the
+ * wait is not left pending (SIGCHLD, its end, cuts the wait short too).
+ */
+void child_await_passing(struct child *c, int from, int *passed);
 /* Kill and reap a child that must not run (setup failed). */
 void child_abort(struct child *c);
 

@@ -487,30 +487,11 @@ static const char *run_name(char *buf, size_t len, unsigned i, bool traced)
  * on: a terminal's Ctrl-C reaches the whole process group, the run's
  * processes too, and a signal sent to us alone lets the run finish; a
  * second one is passed on (the tracer then restores and exits at once),
- * and each one after. The signals are blocked but in ppoll(), which lets
- * them in and waits at once: one that comes between the look at
- * sig_count and the wait is not left pending until a third (SIGCHLD, the
- * run's end, cuts the wait short as they do).
+ * and each one after (child_await_passing).
  */
 static void wait_run(struct ovh_ctx *x, struct child *c)
 {
-	sigset_t block, old;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!child_exited(c)) {
-		if (sig_count >= 2 && sig_count > x->forwarded) {
-			kill(c->pid, sig_last);
-			x->forwarded = sig_count;
-			continue;	/* look again: it may have ended at once */
-		}
-		ppoll(NULL, 0, NULL, &old);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	child_await_passing(c, 2, &x->forwarded);
 	child_reap(c);
 }
 

@@ -370,31 +370,13 @@ static int watch_loop(const struct waits_opts *o, const struct wscope *sc, const
 /*
  * The command's end, after the rounds: every signal we get is passed on
  * to it (the first, which stopped the rounds, too: it is ours to stop),
- * however late. The signals are blocked but in ppoll(), which lets them
- * in and waits at once: one that comes between the look at sig_count and
- * the wait is not left pending until a next one (and SIGCHLD, its end,
- * cuts the wait short as they do). Returns its exit status, as a shell's.
+ * however late. Returns its exit status, as a shell's.
  */
 static int command_wait(struct child *c)
 {
-	sigset_t block, old;
 	int passed = 0;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!child_exited(c)) {
-		if (sig_count > passed) {
-			passed = sig_count;
-			kill(c->pid, sig_last);
-			continue;	/* look again: it may have ended at once */
-		}
-		ppoll(NULL, 0, NULL, &old);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	child_await_passing(c, 1, &passed);
 	return child_wait(c);
 }
 
