@@ -95,7 +95,6 @@ static void critpath_configure(const struct trace_opts *o, struct an_cfg *cfg)
 {
 	(void)o;
 	cfg->key = KEY_NONE;
-	cfg->wakers = true;	/* an_off carries the waker of each block */
 }
 
 static struct cp_thread *thread_of(struct critpath *c, int32_t tid, const char *comm,
@@ -283,7 +282,9 @@ static void critpath_begin(void *state, const struct an_view *v)
 static int critpath_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
 	struct critpath *c = calloc(1, sizeof(*c));
-	struct an_sink sink = { .sample = on_sample, .slice = on_slice, .wait = on_wait,
+	/* needs: an_off carries the waker of each block */
+	struct an_sink sink = { .needs = AN_NEED_WAKERS,
+				.sample = on_sample, .slice = on_slice, .wait = on_wait,
 				.off = on_off, .wake = on_wake, .open_off = on_open_off,
 				.finish = on_finish };
 	int ret;

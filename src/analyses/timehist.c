@@ -186,8 +186,6 @@ static enum hist_refusal timehist_hist(const struct trace_opts *o)
 static void timehist_configure(const struct trace_opts *o, struct an_cfg *cfg)
 {
 	cfg->key = o->key == KEY_CGROUP ? KEY_CGROUP : KEY_NONE;
-	/* who woke each thread (its sched_waking's task): -w, and the flows */
-	cfg->wakers = true;
 }
 
 /* --- names ---------------------------------------------------------------- */
@@ -707,7 +705,9 @@ static void timehist_begin(void *state, const struct an_view *v)
 static int timehist_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
 	struct timehist *t = calloc(1, sizeof(*t));
-	struct an_sink sink = { .wake = on_wake, .totals = on_totals, .boundary = on_boundary };
+	/* needs: who woke each thread (its sched_waking's task): -w, and the flows */
+	struct an_sink sink = { .needs = AN_NEED_WAKERS, .wake = on_wake, .totals = on_totals,
+				.boundary = on_boundary };
 	int ret;
 
 	if (!t)

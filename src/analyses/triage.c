@@ -114,6 +114,15 @@ struct triage_state {
 	size_t ncg, capcg;
 	uint64_t cg_lost;		/* intervals not kept: out of memory */
 	struct openblk open;		/* blocks still open at the window's end */
+	/*
+	 * the blocked parts of off-CPU intervals (to the wakeup) by process,
+	 * with their split by state and whether the process started one of
+	 * its own
+	 */
+	struct an_mode_state blk;
+	uint64_t oncpu_ns;		/* the selected threads' time on a CPU */
+	int32_t *in_tid;		/* per CPU: the selected thread running, or 0 */
+	uint64_t *in_ts;		/* ... since when */
 };
 
 
@@ -148,12 +157,11 @@ static enum hist_refusal triage_hist(const struct trace_opts *o)
 	return HIST_NO_TRIAGE;
 }
 
-/* triage names the top process, and counts on-CPU time and blocked intervals */
+/* triage names the top process */
 static void triage_configure(const struct trace_opts *o, struct an_cfg *cfg)
 {
 	(void)o;
 	cfg->key = KEY_PID;
-	cfg->triage = true;
 }
 
 /* the CPU-state model's resolved stream, for the unclaimed share */
@@ -199,11 +207,24 @@ static struct tcg *cg_of(struct triage_state *s, int32_t tid)
 	return &s->cg[id];
 }
 
+/*
+ * the selected threads' time on a CPU, switch-in to switch-out: a switch
+ * the trace lost leaves the CPU's running time unknown until the next
+ */
 static void on_slice(void *arg, const struct an_slice *sl)
 {
 	struct triage_state *s = arg;
 	struct tcg *c;
 
+	if (sl->cpu >= 0 && sl->cpu < AN_MAX_CPUS && sl->lost) {
+		s->in_tid[sl->cpu] = 0;
+	} else if (sl->cpu >= 0 && sl->cpu < AN_MAX_CPUS) {
+		if (s->in_tid[sl->cpu] && s->in_tid[sl->cpu] == sl->tid &&
+		    sl->end_ns >= s->in_ts[sl->cpu])
+			s->oncpu_ns += sl->end_ns - s->in_ts[sl->cpu];
+		s->in_tid[sl->cpu] = sl->next_selected ? sl->next_tid : 0;
+		s->in_ts[sl->cpu] = sl->end_ns;
+	}
 	if (s->cg && sl->selected && sl->tid > 0 && sl->start_ns && sl->end_ns > sl->start_ns &&
 	    (c = cg_of(s, sl->tid)))
 		c->running_ns += sl->end_ns - sl->start_ns;
@@ -220,21 +241,31 @@ static void on_wait(void *arg, const struct an_wait *w)
 	}
 }
 
-/*
- * an interval that began blocked, to its wakeup; a process that started
- * processes of its own (a shell, make) asleep waits for its children, as
- * the window's own numbers leave it out
- */
-static void on_off(void *arg, const struct an_off *o)
+/* @ns of blocked time begun in state @kind (AN_BLK_*) onto @g's split */
+static void add_blk(struct group *g, unsigned kind, uint64_t ns)
 {
-	struct triage_state *s = arg;
+	if (kind == AN_BLK_S)
+		g->blk_s_ns += ns;
+	else if (kind == AN_BLK_D)
+		g->blk_d_ns += ns;
+	else if (kind == AN_BLK_OTHER)
+		g->blk_other_ns += ns;
+}
+
+/*
+ * --by cgroup: an interval that began blocked, to its wakeup; a process
+ * that started processes of its own (a shell, make) asleep waits for its
+ * children, as the window's own numbers leave it out
+ */
+static void cg_off(struct triage_state *s, const struct an_off *o)
+{
 	const struct group *g;
 	struct tcg *c;
 
-	if (o->blk == AN_BLK_NONE || !(c = cg_of(s, o->tid)))
+	if (!(c = cg_of(s, o->tid)))
 		return;
 	/* a parent's, whatever its state, apart: the row's time and tail alike */
-	g = groups_find(&s->an->blk.groups, o->tgid > 0 ? o->tgid : o->tid);
+	g = groups_find(&s->blk.groups, o->tgid > 0 ? o->tgid : o->tid);
 	if (g && g->parent) {
 		c->parent_ns += o->blocked_ns;
 		return;
@@ -246,14 +277,71 @@ static void on_off(void *arg, const struct an_off *o)
 		c->blk_s_ns += o->blocked_ns;
 }
 
+/* an interval that began blocked: its part up to the wakeup, by process */
+static void on_off(void *arg, const struct an_off *o)
+{
+	struct triage_state *s = arg;
+	struct group *g;
+
+	if (o->blk == AN_BLK_NONE)
+		return;
+	if (s->cg)
+		cg_off(s, o);
+	g = analyzer_group(s->an, &s->blk, o->tid, o->tgid, o->cpu, o->comm_given);
+	if (g) {
+		hist_add(&g->h, o->blocked_ns, s->an->cfg.unit_ns);
+		add_blk(g, o->blk, o->blocked_ns);
+	}
+}
+
+/*
+ * a selected thread started a process of its own: its process waits for
+ * it, and is not "the blocked process"
+ */
+static void on_fork(void *arg, const struct an_fork *f)
+{
+	struct triage_state *s = arg;
+	struct group *g;
+
+	if (f->process && f->tgid > 0 && (g = groups_get(&s->blk.groups, f->tgid)))
+		g->parent = true;
+}
+
+/* threads still running when the window closed */
+static void on_finish(void *arg, uint64_t end_ns)
+{
+	struct triage_state *s = arg;
+	unsigned i;
+
+	for (i = 0; i < AN_MAX_CPUS; i++)
+		if (s->in_tid[i] && end_ns > s->in_ts[i])
+			s->oncpu_ns += end_ns - s->in_ts[i];
+}
+
+static void on_boundary(void *arg)
+{
+	struct triage_state *s = arg;
+
+	analyzer_groups_clear(&s->blk);
+	s->oncpu_ns = 0;
+}
+
 /* the proc backend: a thread's totals for the window */
 static void on_totals(void *arg, const struct an_thread *t, int32_t tgid)
 {
 	struct triage_state *s = arg;
-	struct tcg *c = cg_of(s, t->tid);
+	struct group *g;
+	struct tcg *c;
 
-	(void)tgid;
-	if (!c)
+	s->oncpu_ns += t->oncpu_ns;
+	if ((t->blk_n || t->blk_ns) &&
+	    (g = analyzer_group(s->an, &s->blk, t->tid, tgid, -1, t->comm))) {
+		hist_add_total(&g->h, t->blk_n, t->blk_ns, s->an->cfg.unit_ns);
+		g->blk_s_ns += t->s_ns;
+		g->blk_d_ns += t->d_ns;
+		g->blk_other_ns += t->other_ns;
+	}
+	if (!s->cg || !(c = cg_of(s, t->tid)))
 		return;
 	c->running_ns += t->oncpu_ns;
 	c->runq_ns += t->runq_ns;
@@ -266,7 +354,9 @@ static void on_totals(void *arg, const struct an_thread *t, int32_t tgid)
 static int triage_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
 	struct triage_state *s = calloc(1, sizeof(*s));
-	struct an_sink sink = { .cpu = on_cpu, .cpu_late = on_cpu_late, .slice = on_slice };
+	struct an_sink sink = { .cpu = on_cpu, .cpu_late = on_cpu_late, .slice = on_slice,
+				.off = on_off, .totals = on_totals, .fork = on_fork,
+				.finish = on_finish, .boundary = on_boundary };
 	int ret;
 
 	*state = s;
@@ -274,13 +364,18 @@ static int triage_setup(const struct trace_opts *o, struct analyzer *an, void **
 		return -ENOMEM;
 	s->an = an;
 	ret = unclaimed_new(&s->un);
+	if (!ret)
+		ret = analyzer_groups_init(an, &s->blk);
+	if (!ret) {
+		s->in_tid = calloc(AN_MAX_CPUS, sizeof(*s->in_tid));
+		s->in_ts = calloc(AN_MAX_CPUS, sizeof(*s->in_ts));
+		ret = s->in_tid && s->in_ts ? 0 : -ENOMEM;
+	}
 	if (!ret && o->key == KEY_CGROUP) {
 		/* the unknown cgroup's row first: the rows' array is never empty */
 		s->cg = calloc(1, sizeof(*s->cg));
 		s->ncg = s->capcg = 1;
 		sink.wait = on_wait;
-		sink.off = on_off;
-		sink.totals = on_totals;
 		ret = s->cg ? 0 : -ENOMEM;
 	}
 	sink.arg = s;
@@ -296,6 +391,9 @@ static void triage_free(void *state)
 	if (s) {
 		free(s->un);
 		free(s->cg);
+		analyzer_groups_fini(&s->blk);
+		free(s->in_tid);
+		free(s->in_ts);
 	}
 	free(s);
 }
@@ -341,9 +439,10 @@ static bool blocked_candidate(const struct an_view *v, const struct group *g, bo
 }
 
 /* blocked time by state, and who was blocked (D) and asleep (S) longest */
-static void blocked_split(const struct an_view *v, struct triage_in *in)
+static void blocked_split(const struct triage_state *st, const struct an_view *v,
+			  struct triage_in *in)
 {
-	const struct groups *gs = &v->an->blk.groups;
+	const struct groups *gs = &st->blk.groups;
 	const struct group *d = NULL, *s = NULL;
 	uint32_t i;
 
@@ -620,14 +719,14 @@ static int triage_print_iv(void *state, const struct an_view *v, enum out_format
 	in.backend = v->backend;
 	in.clock = v->clock;
 	merge_groups(&v->an->runq.groups, &runq);
-	blocked_merge(&v->an->blk.groups, &blk, &pblk);
+	blocked_merge(&s->blk.groups, &blk, &pblk);
 	in.runq = &runq;
 	in.blocked = &blk;
 	in.parent_waits = &pblk;
-	in.running_ns = v->an->counts.oncpu_ns;
+	in.running_ns = s->oncpu_ns;
 	in.runq_ns = runq.sum_ns;
 	/* blocked intervals without the wait for a CPU after the wakeup */
-	blocked_split(v, &in);
+	blocked_split(s, v, &in);
 	in.by_command = v->child;
 	if (v->replay_path && !(v->events & (1u << SEV_KSTACK))) {
 		triage_restack(v, restack, sizeof(restack));

@@ -106,7 +106,6 @@ static enum hist_refusal wakers_hist(const struct trace_opts *o)
 static void wakers_configure(const struct trace_opts *o, struct an_cfg *cfg)
 {
 	cfg->key = o->key == KEY_CGROUP ? KEY_CGROUP : KEY_NONE;
-	cfg->wakers = true;
 }
 
 static uint64_t key_hash(const struct wkey *k)
@@ -187,7 +186,8 @@ static void on_boundary(void *arg)
 static int wakers_setup(const struct trace_opts *o, struct analyzer *an, void **state)
 {
 	struct wakers *s = calloc(1, sizeof(*s));
-	struct an_sink sink = { .off = on_off, .boundary = on_boundary };
+	/* who woke each one, and from where */
+	struct an_sink sink = { .needs = AN_NEED_WAKERS, .off = on_off, .boundary = on_boundary };
 	int ret;
 
 	if (!s)

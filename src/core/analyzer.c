@@ -47,13 +47,6 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 		an->want_slices = true;
 		ret = an->slice_ts && an->slice_by ? 0 : -ENOMEM;
 	}
-	if (!ret)
-		ret = groups_init(&an->blk.groups, cfg->max_groups);
-	if (!ret && cfg->triage) {
-		an->in_tid = calloc(AN_MAX_CPUS, sizeof(*an->in_tid));
-		an->in_ts = calloc(AN_MAX_CPUS, sizeof(*an->in_ts));
-		ret = an->in_tid && an->in_ts ? 0 : -ENOMEM;
-	}
 	if (!ret && cfg->follow) {
 		uint32_t i;
 
@@ -63,11 +56,6 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg)
 			an->follow.max = 1u << 26;
 		for (i = 0; !ret && i < cfg->nfollow; i++)
 			ret = cfg->follow[i] > 0 ? tidset_add(&an->follow, cfg->follow[i]) : 0;
-	}
-	if (!ret && cfg->wakers) {
-		an->wake_stack_tid = calloc(AN_MAX_CPUS, sizeof(*an->wake_stack_tid));
-		an->cur_comm = calloc(AN_MAX_CPUS, sizeof(*an->cur_comm));
-		ret = an->wake_stack_tid && an->cur_comm ? 0 : -ENOMEM;
 	}
 	if (!ret && cfg->stacks) {
 		an->stack_tid = malloc(AN_MAX_CPUS * sizeof(*an->stack_tid));
@@ -105,11 +93,6 @@ void analyzer_fini(struct analyzer *an)
 	free(an->stack_tid);
 	an->stack_tid = NULL;
 	tidset_fini(&an->follow);
-	free(an->in_tid);
-	free(an->in_ts);
-	an->in_tid = NULL;
-	an->in_ts = NULL;
-	groups_fini(&an->blk.groups);
 	stacktab_fini(&an->kstacks);
 	stacktab_fini(&an->ustacks);
 	stackagg_fini(&an->agg);
@@ -216,31 +199,18 @@ void analyzer_feed(struct analyzer *an, const struct sched_event *ev)
 		/* a followed task's child (thread or process) is followed too */
 		if (an->cfg.follow && an_follow_has(an, ev->pid))
 			an_follow_add(an, ev->next_pid);
-		/*
-		 * triage: a process that started one of its own (a new thread
-		 * group, when the child can still be looked up) waits for it,
-		 * and is not "the blocked process"
-		 */
-		if (an->cfg.triage && ev->next_pid > 0 && an_task_selected(an, ev->pid) &&
-		    an_tgid_lookup(an, ev->next_pid) == ev->next_pid) {
-			int32_t ptgid = an_tgid_lookup(an, ev->pid);
-			struct group *g = ptgid > 0 ? groups_get(&an->blk.groups, ptgid) : NULL;
-
-			if (g)
-				g->parent = true;
-		}
+		if (an->want_fork && ev->next_pid > 0 && an_task_selected(an, ev->pid))
+			an_emit_fork(an, ev);
 		break;
 	case SEV_WAKING:
 		if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ) && an->cfg.compat == COMPAT_PERF)
 			an_wake_start(an, ev, START_KEEP);
-		if (an->cfg.wakers && ev->pid > 0)
+		if (an->want_wakers && ev->pid > 0)
 			an_note_waker(an, ev);
 		else if (ev->pid > 0 && (an->cfg.modes & AN_RUNQ))
 			an_note_waking(an, ev);
 		break;
 	case SEV_SWITCH:
-		if (an->in_tid && ev->cpu >= 0 && ev->cpu < AN_MAX_CPUS)
-			an_oncpu_switch(an, ev);
 		/*
 		 * pid 0 is each CPU's idle task: never tracked, except to
 		 * reproduce runqlat.bt, which times it (one key for all CPUs).
@@ -287,17 +257,16 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 }
 
 /* @n intervals summing to @ns in @m's group of @tid: totals only */
-static struct group *add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+static void add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
 				int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
 {
 	struct group *g;
 
 	if (!n && !ns)
-		return NULL;
+		return;
 	g = an_group_of(an, m, tid, tgid, -1, comm);
 	if (g)
 		hist_add_total(&g->h, n, ns, an->cfg.unit_ns);
-	return g;
 }
 
 void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
@@ -315,17 +284,6 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 	/* switched in pcount times, for exec time in all */
 	if (an->cfg.modes & AN_ONCPU)
 		add_totals(an, &an->on, t->tid, tgid, t->comm, t->runq_n, t->oncpu_ns);
-	if (an->cfg.triage) {
-		struct group *g = add_totals(an, &an->blk, t->tid, tgid, t->comm, t->blk_n,
-					     t->blk_ns);
-
-		if (g) {
-			g->blk_s_ns += t->s_ns;
-			g->blk_d_ns += t->d_ns;
-			g->blk_other_ns += t->other_ns;
-		}
-		an->counts.oncpu_ns += t->oncpu_ns;
-	}
 	an->counts.blocked_s_ns += t->s_ns;
 	an->counts.blocked_d_ns += t->d_ns;
 	an->counts.blocked_other_ns += t->other_ns;
@@ -349,10 +307,6 @@ void analyzer_finish(struct analyzer *an)
 		if (an->slice_ts[i] && an->cur[i] > 0 &&
 		    an_task_wanted_quiet(an, an->cur[i], NULL))
 			an->on.inc.open_at_end++;
-	/* threads still running when the window closed */
-	for (i = 0; an->in_tid && i < AN_MAX_CPUS; i++)
-		if (an->in_tid[i] && an->last_ts > an->in_ts[i])
-			an->counts.oncpu_ns += an->last_ts - an->in_ts[i];
 
 	for (i = 0; i <= an->tasks.mask; i++) {
 		struct task *t = &an->tasks.slot[i];
@@ -392,8 +346,6 @@ void analyzer_next_interval(struct analyzer *an)
 	groups_clear(&an->off.groups);
 	groups_clear(&an->on.groups);
 	memset(&an->on.inc, 0, sizeof(an->on.inc));
-	groups_clear(&an->blk.groups);
-	memset(&an->blk.inc, 0, sizeof(an->blk.inc));
 	if (an->cfg.stacks)
 		stackagg_clear(&an->agg);
 	memset(&an->runq.inc, 0, sizeof(an->runq.inc));

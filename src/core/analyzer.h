@@ -81,10 +81,16 @@ enum {
 struct an_off {			/* an off-CPU interval of a selected thread ended */
 	uint64_t start_ns, end_ns;	/* switched out -> switched in */
 	uint64_t wake_ns;		/* its wakeup (0: none seen: preempted, or lost) */
-	uint64_t waking_ns;		/* cfg.wakers: its sched_waking, 0 none */
+	uint64_t waking_ns;		/* AN_NEED_WAKERS: its sched_waking, 0 none */
 	int32_t tid, tgid, cpu;		/* tgid -1 unknown; cpu: where it ran again */
 	const char *comm;
 	int64_t state;			/* prev_state at the switch-out */
+	/*
+	 * the name the trace gave it (NULL or "" none: perf's switch
+	 * records): what analyzer_group() takes, as the analyzer's own
+	 * groups do; @comm is that or the name looked up
+	 */
+	const char *comm_given;
 	/*
 	 * began blocked (not preempted, its state known): the part up to its
 	 * wakeup (the wait for a CPU after it is run-queue time), in the
@@ -94,7 +100,8 @@ struct an_off {			/* an off-CPU interval of a selected thread ended */
 	uint64_t blocked_ns;
 	uint8_t blk;
 	uint32_t kstack, ustack;	/* its stacks in an->kstacks/ustacks, 0 none */
-	int32_t waker;			/* who woke it (the waking event's task), 0 unknown */
+	/* AN_NEED_WAKERS: who woke it (the waking event's task), 0 unknown */
+	int32_t waker;
 	const char *waker_comm;		/* "" unknown */
 	uint32_t waker_kstack, waker_ustack;	/* the waker's stacks there, 0 none */
 };
@@ -143,9 +150,28 @@ struct an_sample {		/* an on-CPU sample (SEV_SAMPLE) of a task */
 	bool selected;
 };
 
+/*
+ * A selected thread (-p, -t, -- COMMAND: comm and cgroup aside) created a
+ * task (sched_process_fork)
+ */
+struct an_fork {
+	uint64_t ts;
+	int32_t tid, tgid;		/* the parent thread, its process (-1 unknown) */
+	int32_t child;
+	bool process;			/* the child leads a new process (not a thread
+					 * of its parent's), as far as it can be looked up */
+};
+
+/* an_sink.needs: what the analyzer follows for a subscriber beyond its hooks */
+#define AN_NEED_WAKERS 0x1	/* who woke each blocked thread (its last
+				 * sched_waking's task, with its name) and,
+				 * with -K, from where (the kernel stack that
+				 * follows the waking): an_off.waker* */
+
 struct an_thread;
 struct an_sink {
 	void *arg;
+	unsigned needs;			/* AN_NEED_* */
 	void (*sample)(void *arg, const struct an_sample *s);
 	/* each optional */
 	void (*wait)(void *arg, const struct an_wait *w);
@@ -182,6 +208,8 @@ struct an_sink {
 	 * (analyzer_add_thread); @tgid its process, -1 unknown
 	 */
 	void (*totals)(void *arg, const struct an_thread *t, int32_t tgid);
+	/* a selected thread created a task */
+	void (*fork)(void *arg, const struct an_fork *f);
 	/* the reporting interval ends (analyzer_next_interval) */
 	void (*boundary)(void *arg);
 	/*
@@ -216,11 +244,6 @@ struct an_cfg {
 	uint32_t max_groups;
 	unsigned stacks;		/* enum an_stacks bits (offcpu -K/-U) */
 	uint32_t max_stacks;		/* distinct stacks, and stack sums */
-	/* triage: on-CPU time, and off-CPU intervals that began blocked */
-	bool triage;
-	/* wakers: who woke each blocked thread (sched_waking) and, with -K,
-	 * from where (the stack that follows the waking) */
-	bool wakers;
 	tgid_fn tgid_of;
 	void *tgid_arg;		/* also comm_of's */
 	/* the name of task @pid (a process: its main thread's), 0 or -errno:
@@ -257,7 +280,7 @@ struct an_cfg {
 	uint32_t ncpu;
 	/*
 	 * the analysis's figures depend on CPUs' idle state (runqlen -O,
-	 * triage): CPU time of unknown state makes them partial
+	 * triage's unclaimed share): CPU time of unknown state makes them partial
 	 */
 	bool cpu_state;
 };
@@ -276,9 +299,6 @@ struct an_counts {
 	uint64_t late;			/* events older than one already fed */
 	uint64_t follow_overflow;	/* -- COMMAND: descendants beyond the cap */
 	uint64_t cgroup_unknown;	/* --cgroup: threads gone before the check */
-	/* triage */
-	uint64_t oncpu_ns;		/* selected threads' time on a CPU */
-	uint64_t runq_wake_ns;		/* run-queue waits that began with a wakeup */
 	uint64_t missed_switch;		/* a CPU ran a task whose switch-in
 					 * was never recorded */
 	uint64_t inferred;		/* off-CPU intervals closed at the
@@ -328,7 +348,6 @@ struct analyzer {
 	struct tasktab tasks;
 	struct an_mode_state runq, off;
 	struct an_mode_state on;	/* AN_ONCPU: timeslices */
-	struct an_mode_state blk;	/* triage: off-CPU intervals begun blocked */
 	struct an_counts counts;
 	uint64_t dead_bits;	/* X|Z: a task switched out dead never returns */
 	uint64_t s_bits, d_bits;	/* S and D in prev_state */
@@ -359,10 +378,9 @@ struct analyzer {
 	uint64_t idle_any_ts;	/* --compat=libbpf-tools oncpu: the last switch to any
 				 * CPU's idle task (cpudist's start of pid 0) */
 	int32_t *stack_tid;	/* per CPU: thread whose stack records come next */
-	int32_t *wake_stack_tid;	/* wakers, per CPU: thread whose waker's stack comes next */
-	char (*cur_comm)[COMM_LEN];	/* wakers, per CPU: the running task's name */
-	int32_t *in_tid;	/* triage, per CPU: selected thread running, or 0 */
-	uint64_t *in_ts;	/* ... since when */
+	/* AN_NEED_WAKERS, per CPU: the thread whose waker's stack comes next */
+	int32_t *wake_stack_tid;
+	char (*cur_comm)[COMM_LEN];	/* ... and the running task's name */
 	struct stacktab kstacks, ustacks;
 	struct stackagg agg;	/* off-CPU time by (id, kstack, ustack) */
 	struct tidset follow;	/* -- COMMAND's tasks, max of them at most */
@@ -370,6 +388,8 @@ struct analyzer {
 	unsigned nsinks;
 	bool want_slices;	/* a sink takes slices: slice_ts is kept */
 	bool want_queue;	/* a sink takes run-queue changes */
+	bool want_wakers;	/* a sink needs AN_NEED_WAKERS */
+	bool want_fork;		/* a sink takes forks */
 	uint64_t *slice_ts;	/* per CPU: when its current task went on, 0 unknown */
 	uint64_t *slice_by;	/* ... and when not: when the trace first showed it on, 0 none */
 	struct { int32_t tid; int8_t in; } cg_cache[1 << TGID_CACHE_BITS];
@@ -383,6 +403,24 @@ int analyzer_init(struct analyzer *an, const struct an_cfg *cfg);
  * 0, -ENOSPC past AN_MAX_SINKS, -ENOMEM.
  */
 int analyzer_subscribe(struct analyzer *an, const struct an_sink *s);
+/*
+ * Groups of an analysis's own (triage's blocked parts), under the run's
+ * key (cfg.key) and named as the analyzer's own: init with the run's cap
+ * (0 or -errno), cleared each interval by their owner, fini.
+ */
+int analyzer_groups_init(const struct analyzer *an, struct an_mode_state *m);
+void analyzer_groups_fini(struct an_mode_state *m);
+void analyzer_groups_clear(struct an_mode_state *m);
+/*
+ * The group in @m an interval of thread @tid (process @tgid: -1 unknown,
+ * -2 not looked up; name @comm as the trace gave it, NULL none) ending on
+ * @cpu belongs to, created when new; NULL when the table is full. In a
+ * subscriber's call the id is the same as the analyzer's own groups'.
+ */
+struct group *analyzer_group(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+			     int32_t tgid, int32_t cpu, const char *comm);
+/* The process of thread @tid (cached), -1 unknown. */
+int32_t analyzer_tgid(struct analyzer *an, int32_t tid);
 void analyzer_fini(struct analyzer *an);
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
 /*

@@ -6,8 +6,8 @@
  * histograms, /proc totals and windows; anselect.c which threads count
  * and the group their intervals go to (with the tgid/comm/cgroup caches);
  * anrunq.c the run-queue state machine and switch inference; anoff.c
- * off-CPU intervals closed and the triage accounting; anstacks.c stacks
- * and wakers' stacks; ansinks.c the subscribers and the on-CPU slices.
+ * off-CPU intervals closed; anstacks.c stacks and wakers' stacks;
+ * ansinks.c the subscribers and the on-CPU slices.
  */
 #ifndef OFFCPU_ANALYZER_LOCAL_H
 #define OFFCPU_ANALYZER_LOCAL_H
@@ -68,6 +68,8 @@ void an_emit_slice(const struct analyzer *an, const struct an_slice *sl);
 void an_emit_sample(struct analyzer *an, const struct sched_event *ev);
 /* a wakeup, wakeup_new or waking to the subscribers */
 void an_emit_wake(struct analyzer *an, const struct sched_event *ev);
+/* a selected thread's sched_process_fork to the subscribers */
+void an_emit_fork(struct analyzer *an, const struct sched_event *ev);
 /*
  * A switch on ev->cpu ends the slice of the task the trace had there
  * (@was, -1 none yet) and starts next_pid's: on-CPU time and subscribers.
@@ -95,7 +97,7 @@ void an_infer_switch(struct analyzer *an, int32_t cpu, const struct sched_event 
 /* ev->common_pid runs on ev->cpu, not @was, the task the trace had there. */
 void an_seen_running(struct analyzer *an, const struct sched_event *ev, int32_t was);
 
-/* anoff.c: off-CPU intervals closed, and the triage accounting */
+/* anoff.c: off-CPU intervals closed */
 
 /* Does --state want an interval that began in @state? */
 bool an_off_state_wanted(const struct an_cfg *c, int64_t state);
@@ -105,8 +107,6 @@ bool an_off_state_wanted(const struct an_cfg *c, int64_t state);
  */
 int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid,
 		 int32_t cpu, const char *comm, uint64_t wake_ns);
-/* triage: on-CPU time of selected threads, at a switch */
-void an_oncpu_switch(struct analyzer *an, const struct sched_event *ev);
 
 /* anstacks.c: stacks, and wakers' */
 

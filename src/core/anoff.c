@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The analyzer's off-CPU intervals as they close: --state/--min/--max,
- * the histogram, the subscribers and the stacks' sums; and the triage
- * accounting beside them (blocked time by the state it began in, on-CPU
- * time of the selected threads).
+ * the histogram, the subscribers (with the part of it blocked, by the
+ * state it began in) and the stacks' sums.
  */
 #include "analyzer_local.h"
 
@@ -54,7 +53,6 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 	const struct an_cfg *c = &an->cfg;
 	uint64_t d = end - t->off_ts, bd;
 	unsigned kind;
-	struct group *g;
 	bool blocked;
 
 	/* --state applies to how the interval began */
@@ -68,8 +66,8 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 		return 0;
 	an_record(an, &an->off, d, t->tid, tgid, cpu, comm);
 	/*
-	 * triage: intervals that began blocked, up to the wakeup (the wait
-	 * for a CPU after it is run-queue time, counted there)
+	 * the part of one that began blocked up to its wakeup, for the
+	 * subscribers (the wait for a CPU after it is run-queue time)
 	 */
 	kind = blk_kind(an, t->off_state);
 	blocked = t->off_state != SCHED_STATE_UNKNOWN && kind != AN_BLK_NONE;
@@ -78,7 +76,7 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 		struct an_off o = {
 			.start_ns = t->off_ts, .end_ns = end, .wake_ns = t->wake_ts,
 			.tid = t->tid, .cpu = cpu, .comm = an_comm_or_lookup(an, t->tid, comm),
-			.state = t->off_state, .blocked_ns = bd,
+			.state = t->off_state, .comm_given = comm, .blocked_ns = bd,
 			.blk = blocked ? (uint8_t)kind : AN_BLK_NONE,
 			.kstack = t->kstack, .ustack = t->ustack,
 			.waker = t->waker, .waker_kstack = t->waker_kstack,
@@ -92,11 +90,6 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 			tgid = an_tgid_lookup(an, t->tid);
 		o.tgid = tgid;
 		an_emit_off(an, &o);
-	}
-	if (c->triage && blocked) {
-		g = an_record(an, &an->blk, bd, t->tid, tgid, cpu, comm);
-		if (g)
-			add_blk(&g->blk_s_ns, &g->blk_d_ns, &g->blk_other_ns, kind, bd);
 	}
 	/* blocked time by the state it began in */
 	add_blk(&an->counts.blocked_s_ns, &an->counts.blocked_d_ns,
@@ -119,18 +112,4 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 			     t->ustack, d);
 	}
 	return 1;
-}
-
-/* triage: time selected threads spend on a CPU, switch-in to switch-out */
-void an_oncpu_switch(struct analyzer *an, const struct sched_event *ev)
-{
-	int32_t tgid;
-
-	if (an->in_tid[ev->cpu] && an->in_tid[ev->cpu] == ev->pid &&
-	    ev->ts >= an->in_ts[ev->cpu])
-		an->counts.oncpu_ns += ev->ts - an->in_ts[ev->cpu];
-	an->in_tid[ev->cpu] = ev->next_pid > 0 &&
-			      an_task_wanted(an, ev->next_pid, ev->next_comm, &tgid) ?
-			      ev->next_pid : 0;
-	an->in_ts[ev->cpu] = ev->ts;
 }

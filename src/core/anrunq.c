@@ -162,10 +162,7 @@ static uint64_t measured_wait(struct analyzer *an, const struct sched_event *ev,
 	}
 	an_record(an, &an->runq, ev->ts - start, tid, tgid, ev->cpu, comm);
 	wait_to_sinks(an, ev, start, preempted, via, tid, tgid, comm);
-	if (preempted)
-		return 0;
-	an->counts.runq_wake_ns += ev->ts - start;
-	return ev->ts - start;
+	return preempted ? 0 : ev->ts - start;
 }
 
 /* @ev, a switch-in, is from the idle task of a CPU idle since @ts or earlier (the model says) */
@@ -401,8 +398,6 @@ void an_infer_switch(struct analyzer *an, int32_t cpu, const struct sched_event 
 	if (!an_task_selected(an, out) && !an_task_selected(an, in))
 		return;
 	an->counts.missed_switch++;
-	if (an->in_tid)
-		an->in_tid[cpu] = 0;	/* its running time is unknown */
 	if (out >= 0 && an->nsinks && an->slice_ts) {
 		/*
 		 * the stretch it had: to the CPU's last event at least; the

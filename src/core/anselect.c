@@ -242,6 +242,34 @@ struct group *an_group_of(struct analyzer *an, struct an_mode_state *m, int32_t 
 	return an_group_of_n(an, m, tid, tgid, cpu, comm, 1);
 }
 
+int analyzer_groups_init(const struct analyzer *an, struct an_mode_state *m)
+{
+	memset(m, 0, sizeof(*m));
+	return groups_init(&m->groups, an->cfg.max_groups);
+}
+
+void analyzer_groups_fini(struct an_mode_state *m)
+{
+	groups_fini(&m->groups);
+}
+
+void analyzer_groups_clear(struct an_mode_state *m)
+{
+	groups_clear(&m->groups);
+	memset(&m->inc, 0, sizeof(m->inc));
+}
+
+struct group *analyzer_group(struct analyzer *an, struct an_mode_state *m, int32_t tid,
+			     int32_t tgid, int32_t cpu, const char *comm)
+{
+	return an_group_of(an, m, tid, tgid, cpu, comm);
+}
+
+int32_t analyzer_tgid(struct analyzer *an, int32_t tid)
+{
+	return an_tgid_lookup(an, tid);
+}
+
 struct group *an_record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 			int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
 {

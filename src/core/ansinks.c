@@ -41,8 +41,16 @@ int analyzer_subscribe(struct analyzer *an, const struct an_sink *s)
 		if (!an->slice_ts || !an->slice_by)
 			return -ENOMEM;
 	}
+	if ((s->needs & AN_NEED_WAKERS) && !an->wake_stack_tid) {
+		an->wake_stack_tid = calloc(AN_MAX_CPUS, sizeof(*an->wake_stack_tid));
+		an->cur_comm = calloc(AN_MAX_CPUS, sizeof(*an->cur_comm));
+		if (!an->wake_stack_tid || !an->cur_comm)
+			return -ENOMEM;
+	}
 	an->want_slices |= s->slice != NULL;
 	an->want_queue |= s->queue != NULL || s->cpu != NULL;
+	an->want_wakers |= (s->needs & AN_NEED_WAKERS) != 0;
+	an->want_fork |= s->fork != NULL;
 	an->sinks[an->nsinks++] = *s;
 	if (s->cpu) {
 		struct cs_sink cs = { .arg = an, .change = cpu_change, .late = cpu_late };
@@ -114,6 +122,19 @@ void an_emit_wake(struct analyzer *an, const struct sched_event *ev)
 	for (i = 0; i < an->nsinks; i++)
 		if (an->sinks[i].wake)
 			an->sinks[i].wake(an->sinks[i].arg, &w);
+}
+
+void an_emit_fork(struct analyzer *an, const struct sched_event *ev)
+{
+	struct an_fork f = { .ts = ev->ts, .tid = ev->pid, .child = ev->next_pid };
+	unsigned i;
+
+	/* a new thread group, while the child can still be looked up */
+	f.process = an_tgid_lookup(an, ev->next_pid) == ev->next_pid;
+	f.tgid = an_tgid_lookup(an, ev->pid);
+	for (i = 0; i < an->nsinks; i++)
+		if (an->sinks[i].fork)
+			an->sinks[i].fork(an->sinks[i].arg, &f);
 }
 
 /*

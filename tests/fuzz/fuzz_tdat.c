@@ -11,8 +11,9 @@
  * the file's CPU count; a
  * second read after the drain yields nothing; lost() reports at most the
  * file's CPUs; close() succeeds. Every event also goes to two analyzers as
- * report configures them: runq+offcpu+triage by process with kernel and
- * user stacks, and one that wants no stacks (a recording's stack records
+ * report configures them: runq+offcpu by process with kernel and user
+ * stacks, a subscriber that needs the wakers and hears slices and forks
+ * (what triage, offcpu --wakers and the timelines ask), and one that wants no stacks (a recording's stack records
  * must be ignored by it, not dereferenced), so the sanitizers watch the
  * stack paths on made-up input too.
  *
@@ -154,8 +155,22 @@ static int32_t tgid_same(int32_t tid, void *arg)
 }
 
 /* report's analyzers: @stacks or none; 0 or a negative errno */
+/* the subscriber's hooks: the analyzer's paths that feed them run, nothing is kept */
+static void on_slice(void *arg, const struct an_slice *sl)
+{
+	(void)arg;
+	(void)sl;
+}
+
+static void on_fork(void *arg, const struct an_fork *f)
+{
+	(void)arg;
+	(void)f;
+}
+
 static int an_open(struct analyzer **an, const struct sched_states *st, bool stacks)
 {
+	struct an_sink sink = { .needs = AN_NEED_WAKERS, .slice = on_slice, .fork = on_fork };
 	struct an_cfg c;
 
 	memset(&c, 0, sizeof(c));
@@ -170,12 +185,17 @@ static int an_open(struct analyzer **an, const struct sched_states *st, bool sta
 	c.max_groups = 64;
 	c.max_stacks = stacks ? 1024 : 0;
 	c.stacks = stacks ? AN_KSTACK | AN_USTACK : 0;
-	c.triage = true;
 	c.tgid_of = tgid_same;
 	*an = malloc(sizeof(**an));
 	if (!*an)
 		return -ENOMEM;
 	if (analyzer_init(*an, &c)) {
+		free(*an);
+		*an = NULL;
+		return -ENOMEM;
+	}
+	if (stacks && analyzer_subscribe(*an, &sink)) {
+		analyzer_fini(*an);
 		free(*an);
 		*an = NULL;
 		return -ENOMEM;

@@ -1039,6 +1039,7 @@ END_TEST
 static struct {
 	struct an_wait wait;
 	struct an_off off;
+	char waker_comm[COMM_LEN];	/* off's, copied: it is borrowed */
 	struct an_slice slice[8];
 	struct an_wake wake;
 	unsigned nwait, noff, nslice, nwake, nboundary, nfinish;
@@ -1087,6 +1088,8 @@ static void on_off(void *arg, const struct an_off *o)
 {
 	(void)arg;
 	heard.off = *o;
+	snprintf(heard.waker_comm, sizeof(heard.waker_comm), "%s",
+		 o->waker_comm ? o->waker_comm : "");
 	heard.noff++;
 }
 
@@ -1199,6 +1202,104 @@ START_TEST(test_subscribers)
 		ck_assert_int_eq(analyzer_subscribe(&an, &sink), 0);
 	ck_assert_int_eq(analyzer_subscribe(&an, &sink), -ENOSPC);
 	analyzer_fini(&an);
+}
+END_TEST
+
+/* what a fork subscriber hears */
+static struct an_fork forks[4];
+static unsigned nforks;
+
+static void on_fork(void *arg, const struct an_fork *f)
+{
+	(void)arg;
+	if (nforks < 4)
+		forks[nforks] = *f;
+	nforks++;
+}
+
+static void fork_ev(uint64_t ts, int parent, int child)
+{
+	struct sched_event e = { .ts = ts, .cpu = 0, .type = SEV_FORK, .pid = parent,
+				 .next_pid = child, .comm = "task", .common_pid = parent };
+
+	analyzer_feed(&an, &e);
+}
+
+static void waking(uint64_t ts, int cpu, int pid)
+{
+	struct sched_event e = { .ts = ts, .cpu = cpu, .pid = pid, .comm = "task",
+				 .common_pid = on_cpu[cpu], .type = SEV_WAKING };
+
+	analyzer_feed(&an, &e);
+}
+
+/*
+ * What analyses subscribe to instead of configuring the core: forks of
+ * the selected threads, the wakers (AN_NEED_WAKERS), and groups of their
+ * own under the run's key (analyzer_group)
+ */
+START_TEST(test_fork_wakers_own_groups)
+{
+	struct an_cfg c = base_cfg(AN_OFFCPU);
+	struct an_sink fs = { .fork = on_fork };
+	struct an_sink ws = { .arg = &heard, .off = on_off, .needs = AN_NEED_WAKERS };
+	struct an_sink plain = { .arg = &heard, .off = on_off };
+	struct an_mode_state own;
+	struct group *g;
+	int need;
+
+	/* forks: only a selected parent's (process 100: threads 100 and up) */
+	c.pid = 100;
+	c.tgid_of = fake_tgid;
+	c.comm_of = fake_comm;
+	c.key = KEY_PID;
+	nforks = 0;
+	init(&c);
+	ck_assert_int_eq(analyzer_subscribe(&an, &fs), 0);
+	fork_ev(10, 101, 7);	/* a new process (7 leads its own) */
+	fork_ev(20, 101, 102);	/* a thread of 100 */
+	fork_ev(30, 8, 9);	/* not selected */
+	fork_ev(40, 101, 0);	/* no child */
+	ck_assert_uint_eq(nforks, 2);
+	ck_assert(forks[0].ts == 10 && forks[0].tid == 101 && forks[0].child == 7);
+	ck_assert_int_eq(forks[0].tgid, 100);
+	ck_assert(forks[0].process);
+	ck_assert(forks[1].child == 102 && !forks[1].process);
+	/* groups of an analysis's own: the run's key (process), named as the analyzer's */
+	ck_assert_int_eq(analyzer_groups_init(&an, &own), 0);
+	g = analyzer_group(&an, &own, 101, -2, 0, NULL);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(g->id, 100);
+	ck_assert_str_eq(g->comm, "server");
+	ck_assert_ptr_eq(analyzer_group(&an, &own, 103, 100, 1, "worker"), g);
+	ck_assert_int_eq(analyzer_group(&an, &own, 50, -2, 0, "gone")->id, 50);	/* tgid unknown */
+	ck_assert_uint_eq(own.groups.n, 2);
+	ck_assert_int_eq(analyzer_tgid(&an, 104), 100);
+	analyzer_groups_clear(&own);
+	ck_assert_uint_eq(own.groups.n, 0);
+	analyzer_groups_fini(&own);
+	analyzer_fini(&an);
+
+	/* the wakers: followed only for a subscriber that needs them */
+	for (need = 0; need < 2; need++) {
+		memset(&heard, 0, sizeof(heard));
+		c = base_cfg(AN_OFFCPU);
+		init(&c);
+		ck_assert_int_eq(analyzer_subscribe(&an, need ? &ws : &plain), 0);
+		ck_assert(an.want_wakers == (need == 1));
+		sw_named(10, 0, 0, 0, 7, "swapper", "t7");
+		sw_named(15, 1, 0, 0, 8, "swapper", "wk");	/* 8 runs on CPU 1 */
+		sw(40, 0, 7, S_SLEEP, 0);			/* 7 sleeps */
+		waking(100, 1, 7);				/* 8 wakes it */
+		wakeup(101, 1, 7, false);
+		sw(130, 0, 0, 0, 7);
+		ck_assert_uint_eq(heard.noff, 1);
+		ck_assert_uint_eq(heard.off.start_ns, 40);
+		ck_assert_int_eq(heard.off.waker, need ? 8 : 0);
+		ck_assert_uint_eq(heard.off.waking_ns, need ? 100 : 0);
+		ck_assert_str_eq(heard.waker_comm, need ? "wk" : "");
+		analyzer_fini(&an);
+	}
 }
 END_TEST
 
@@ -1348,6 +1449,7 @@ int main(void)
 	tcase_add_test(tc, test_queue_changes);
 	tcase_add_test(tc, test_lost_switch_in);
 	tcase_add_test(tc, test_follow_cap);
+	tcase_add_test(tc, test_fork_wakers_own_groups);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
