@@ -180,6 +180,30 @@ int histan_emit(FILE *f, enum out_format fmt, struct report *rep)
 	return ferror(f) ? (errno ? -errno : -EIO) : 0;
 }
 
+static void no_body(FILE *f, void *arg)
+{
+	(void)f;
+	(void)arg;
+}
+
+int histan_emit_text(FILE *f, enum out_format fmt, struct report *rep, bool folded,
+		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg))
+{
+	int ret;
+
+	if (folded) {
+		body(f, rep->extra_arg);
+		rep->text_body = no_body;
+		histan_emit(stderr, fmt, rep);
+		notes(stderr, rep->extra_arg);
+		return ferror(f) ? -EIO : 0;
+	}
+	rep->text_body = body;
+	ret = histan_emit(f, fmt, rep);
+	notes(f, rep->extra_arg);
+	return ret;
+}
+
 int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
 		 struct an_mode_state *m, enum rep_measure measure)
 {

@@ -39,6 +39,16 @@ void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 		 struct stack_report *sr);
 /* report_print(), and whether @f took it: 0 or -errno. */
 int histan_emit(FILE *f, enum out_format fmt, struct report *rep);
+/*
+ * The text layouts of an analysis that prints its own body: @body (its
+ * table, or -f's lines) inside the envelope, then @notes (what the
+ * numbers are, what they miss), on @f; with @folded the lines alone on
+ * @f and the envelope and notes on stderr, so that folded lines stay
+ * pure for flame graph tools. Both are called with rep->extra_arg.
+ * 0, or -errno when @f failed.
+ */
+int histan_emit_text(FILE *f, enum out_format fmt, struct report *rep, bool folded,
+		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg));
 /* histan_fill() and histan_emit(). */
 int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
 		 struct an_mode_state *m, enum rep_measure measure);

@@ -342,8 +342,9 @@ static void print_table(FILE *f, const struct out *a)
 }
 
 /* the trailer's own lines: what the numbers are, and what they could not hold */
-static void footer(FILE *f, const struct out *a)
+static void footer(FILE *f, void *arg)
 {
+	const struct out *a = arg;
 	const struct profile *p = a->p;
 	uint64_t n = 0, un;
 	size_t i, nun = unplaced(a, &un);
@@ -506,12 +507,6 @@ static int print_svg(struct out *a, struct report *rep, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void no_body(FILE *f, void *arg)
-{
-	(void)f;
-	(void)arg;
-}
-
 static void text_body(FILE *f, void *arg)
 {
 	struct out *a = arg;
@@ -529,7 +524,6 @@ int profile_print_out(struct out *a, enum out_format fmt, FILE *f)
 	const struct an_view *v = a->v;
 	struct stack_report sr;
 	struct report rep;
-	int ret;
 
 	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
 	rep.stacks = NULL;
@@ -543,16 +537,5 @@ int profile_print_out(struct out *a, enum out_format fmt, FILE *f)
 	rep.key = KEY_NONE;
 	if (fmt == FMT_SVG)
 		return print_svg(a, &rep, f);
-	if (p->o->folded) {
-		/* folded lines stay pure: the trailer to stderr */
-		text_body(f, a);
-		rep.text_body = no_body;
-		histan_emit(stderr, fmt, &rep);
-		footer(stderr, a);
-		return ferror(f) ? -EIO : 0;
-	}
-	rep.text_body = text_body;
-	ret = histan_emit(f, fmt, &rep);
-	footer(f, a);
-	return ret;
+	return histan_emit_text(f, fmt, &rep, p->o->folded, text_body, footer);
 }

@@ -440,9 +440,10 @@ out:
 	free(wb);
 }
 
-/* the footer: what the numbers are, and what is not in them */
-static void footer(FILE *f, const struct wakers *s)
+/* the footer: what the numbers are, and what is not in them (@arg: a struct out_arg) */
+static void footer(FILE *f, void *arg)
 {
+	const struct wakers *s = ((const struct out_arg *)arg)->s;
 	const struct trace_opts *o = s->o;
 
 	fprintf(f, "# %s: %s, microseconds; the waker is the task that ran sched_waking "
@@ -546,19 +547,12 @@ static int print_svg(struct wakers *s, const struct an_view *v, struct report *r
 	return ferror(f) ? -EIO : 0;
 }
 
-static void no_body(FILE *f, void *arg)
-{
-	(void)f;
-	(void)arg;
-}
-
 static int wakers_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
 {
 	struct wakers *s = state;
 	struct out_arg a = { s, v };
 	struct stack_report sr;
 	struct report rep;
-	int ret;
 
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), by_ns);
@@ -572,18 +566,7 @@ static int wakers_print(void *state, const struct an_view *v, enum out_format fm
 	}
 	if (fmt == FMT_SVG)
 		return print_svg(s, v, &rep, f);
-	if (v->o->folded) {
-		/* folded lines stay pure for flame graph tools: the trailer to stderr */
-		text_body(f, &a);
-		rep.text_body = no_body;
-		histan_emit(stderr, fmt, &rep);
-		footer(stderr, s);
-		return ferror(f) ? -EIO : 0;
-	}
-	rep.text_body = text_body;
-	ret = histan_emit(f, fmt, &rep);
-	footer(f, s);
-	return ret;
+	return histan_emit_text(f, fmt, &rep, v->o->folded, text_body, footer);
 }
 
 const struct analysis analysis_wakers = {

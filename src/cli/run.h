@@ -163,6 +163,11 @@ void run_plan_request(const struct run *r, struct trace_req *req);
  * COMMAND spawned (held), the cgroups opened. EXIT_* (said) or -1.
  */
 int run_request(struct run *r, struct trace_req *req);
+/*
+ * --cgroup's selection, and --by cgroup's hierarchy live (keeping up to
+ * @max_ids cgroups): 0, or EXIT_FAIL with what is wrong said
+ */
+int run_open_cgroups(struct run *r, uint32_t max_ids);
 /* Open the backend (and the recorder of --record), say what it lacks. EXIT_* or -1. */
 int run_open_backend(struct run *r, const struct trace_req *req);
 /* A recording's scope (and its cgroups): -1, or EXIT_* when it cannot be reported as asked. */

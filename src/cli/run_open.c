@@ -211,6 +211,25 @@ void run_plan_request(const struct run *r, struct trace_req *req)
 		o->an->request(o, req);
 }
 
+int run_open_cgroups(struct run *r, uint32_t max_ids)
+{
+	const struct trace_opts *o = r->o;
+	char err[BACKEND_ERRLEN] = "";
+
+	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	/* a recording's cgroups are its own (run_recorded_scope) */
+	if (o->key == KEY_CGROUP && !r->bycg.on && !o->replay_path &&
+	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth, max_ids, err,
+			   sizeof(err))) {
+		err_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
 /*
  * The plan, and what it takes to carry it out: -p's threads now, --
  * COMMAND spawned (held), the cgroups opened. EXIT_* or -1.
@@ -221,17 +240,9 @@ int run_request(struct run *r, struct trace_req *req)
 	char err[BACKEND_ERRLEN] = "";
 	int ret;
 
-	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
-		err_msg("%s", err);
+	if (run_open_cgroups(r, o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups :
+				CGROUP_IDS_LIMIT))
 		return EXIT_FAIL;
-	}
-	if (o->key == KEY_CGROUP && !r->bycg.on && !o->replay_path &&
-	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth,
-			   o->max_groups < CGROUP_IDS_LIMIT ? o->max_groups : CGROUP_IDS_LIMIT, err,
-			   sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
 	run_plan_request(r, req);
 	if (o->pid >= 0) {
 		/* in-kernel pre-filter; the analyzer still checks each tgid */

@@ -209,16 +209,9 @@ int run_dry_run(struct run *r)
 	char err[BACKEND_ERRLEN] = "";
 	int ret;
 
-	if (o->cgroup && cgroup_sel_open(&r->cg, o->cgroup, err, sizeof(err))) {
-		err_msg("%s", err);
-		return EXIT_FAIL;
-	}
 	/* --by cgroup: the hierarchy it would key on (said in the plan) */
-	if (o->key == KEY_CGROUP && !o->replay_path &&
-	    by_cgroup_open(&r->bycg, o->cgroup_controller, o->cgroup_depth, 1, err, sizeof(err))) {
-		err_msg("%s", err);
+	if (run_open_cgroups(r, 1))
 		return EXIT_FAIL;
-	}
 	run_say_pick(r);
 	if (o->replay_path) {
 		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,

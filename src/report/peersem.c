@@ -228,18 +228,27 @@ void cmp_explain_sources(const struct cmp_source *a, double an, const struct cmp
 	}
 }
 
+/* both sides' sources named, and why they may differ; false: a side's source is not known */
+static bool explain_sides(const struct cmp_side *a, const struct cmp_side *b, char *na, char *nb,
+			  size_t len, struct cmp_explain *e)
+{
+	if (!a->src || !b->src)
+		return false;
+	cmp_source_name(a->src, na, len);
+	cmp_source_name(b->src, nb, len);
+	cmp_explain_sources(a->src, a->d->total, b->src, b->d->total, e);
+	return true;
+}
+
 void cmp_print_explain(FILE *f, const struct cmp_side *a, const struct cmp_side *b)
 {
 	struct cmp_explain e;
 	char na[200], nb[200];
 	unsigned i;
 
-	if (!a->src || !b->src)
+	if (!explain_sides(a, b, na, nb, sizeof(na), &e))
 		return;
-	cmp_source_name(a->src, na, sizeof(na));
-	cmp_source_name(b->src, nb, sizeof(nb));
 	fprintf(f, "sources: A %s; B %s\n", na, nb);
-	cmp_explain_sources(a->src, a->d->total, b->src, b->d->total, &e);
 	for (i = 0; i < e.n; i++)
 		fprintf(f, "why: %s\n", e.line[i]);
 }
@@ -250,11 +259,8 @@ void cmp_print_explain_json(FILE *f, const struct cmp_side *a, const struct cmp_
 	char na[200], nb[200];
 	unsigned i;
 
-	if (!a->src || !b->src)
+	if (!explain_sides(a, b, na, nb, sizeof(na), &e))
 		return;
-	cmp_source_name(a->src, na, sizeof(na));
-	cmp_source_name(b->src, nb, sizeof(nb));
-	cmp_explain_sources(a->src, a->d->total, b->src, b->d->total, &e);
 	fputs(",\"sources\":{\"a\":", f);
 	json_str(f, na, sizeof(na));
 	fputs(",\"b\":", f);
