@@ -56,6 +56,7 @@ bool run_pick_backend(struct run *r, const struct trace_opts *o)
 	struct choose_req req;
 	struct host_caps *caps;
 	struct choice ch;
+	const struct backend_ops *want;
 
 	if (o->replay_path) {
 		r->ops = backend_ops_of(BK_FILE);
@@ -67,12 +68,13 @@ bool run_pick_backend(struct run *r, const struct trace_opts *o)
 		return false;
 	}
 	/*
-	 * the drop probe: for auto's choice, and for runq's waits on ring or
-	 * perf, which take sched_waking where the kernel loses wakeups
+	 * the drop probe: for auto's choice, and for runq's waits on a
+	 * backend of single events (ring, perf), which take sched_waking
+	 * where the kernel loses wakeups
 	 */
+	want = backend_ops_named(o->backend);
 	host_caps_probe(o->tracefs, !strcmp(o->backend, "auto") ||
-			((o->modes & AN_RUNQ) && (!strcmp(o->backend, "ring") ||
-						  !strcmp(o->backend, "perf"))), caps);
+			((o->modes & AN_RUNQ) && want && (want->caps & BCAP_EVENTS)), caps);
 	run_choose_req(o, &req);
 	backend_choose_req(caps, &req, &ch);
 	/* losses seen, or not ruled out on a busy host: fill from sched_waking */
