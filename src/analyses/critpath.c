@@ -521,7 +521,7 @@ static int critpath_print(void *state, const struct an_view *v, enum out_format 
 	rep.extra_arg = &c->p;
 	if (fmt == FMT_JSON) {
 		rep.json_extra = json_extra;
-		return histan_emit(f, fmt, &rep);
+		return report_emit(f, fmt, &rep);
 	}
 	if (fmt == FMT_SVG)
 		return print_folded(c, &rep, fmt, f);
@@ -531,12 +531,12 @@ static int critpath_print(void *state, const struct an_view *v, enum out_format 
 		/* folded lines stay pure for flame graph tools: the rest to stderr */
 		ret = print_folded(c, &rep, fmt, f);
 		rep.text_body = no_body;
-		histan_emit(stderr, fmt, &rep);
+		report_emit(stderr, fmt, &rep);
 		cpath_print_notes(stderr, &c->p);
 		return ret;
 	}
 	rep.text_body = text_body;
-	return histan_emit(f, fmt, &rep);
+	return report_emit(f, fmt, &rep);
 }
 
 /* --strict: a link the trace lost, or a part of the path it does not hold */

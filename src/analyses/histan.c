@@ -173,37 +173,6 @@ void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 	}
 }
 
-int histan_emit(FILE *f, enum out_format fmt, struct report *rep)
-{
-	errno = 0;
-	report_print(f, fmt, rep);
-	return ferror(f) ? (errno ? -errno : -EIO) : 0;
-}
-
-static void no_body(FILE *f, void *arg)
-{
-	(void)f;
-	(void)arg;
-}
-
-int histan_emit_text(FILE *f, enum out_format fmt, struct report *rep, bool folded,
-		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg))
-{
-	int ret;
-
-	if (folded) {
-		body(f, rep->extra_arg);
-		rep->text_body = no_body;
-		histan_emit(stderr, fmt, rep);
-		notes(stderr, rep->extra_arg);
-		return ferror(f) ? -EIO : 0;
-	}
-	rep->text_body = body;
-	ret = histan_emit(f, fmt, rep);
-	notes(f, rep->extra_arg);
-	return ret;
-}
-
 int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
 		 struct an_mode_state *m, enum rep_measure measure)
 {
@@ -211,7 +180,7 @@ int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt,
 	struct report rep;
 
 	histan_fill(h, v, fmt, m, measure, &rep, &sr);
-	return histan_emit(f, fmt, &rep);
+	return report_emit(f, fmt, &rep);
 }
 
 int an_cgroup_id(const struct analyzer *an, int32_t tid)

@@ -32,24 +32,13 @@ void report_from_view(struct report *rep, const struct an_view *v,
  * report_from_view(), and the report of @m (the analyzer's runq or off
  * state) measuring @measure, in @rep (its stack part in @sr, with -K/-U);
  * an analysis may add its own part (rep->json_extra, text_body) before
- * histan_emit().
+ * report_emit().
  */
 void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
 		 struct stack_report *sr);
-/* report_print(), and whether @f took it: 0 or -errno. */
-int histan_emit(FILE *f, enum out_format fmt, struct report *rep);
-/*
- * The text layouts of an analysis that prints its own body: @body (its
- * table, or -f's lines) inside the envelope, then @notes (what the
- * numbers are, what they miss), on @f; with @folded the lines alone on
- * @f and the envelope and notes on stderr, so that folded lines stay
- * pure for flame graph tools. Both are called with rep->extra_arg.
- * 0, or -errno when @f failed.
- */
-int histan_emit_text(FILE *f, enum out_format fmt, struct report *rep, bool folded,
-		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg));
-/* histan_fill() and histan_emit(). */
+/* (print it with report_emit(), report.h) */
+/* histan_fill() and report_emit(). */
 int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
 		 struct an_mode_state *m, enum rep_measure measure);
 /* The options runq and offcpu refuse alike (stacks, formats): a usage error or NULL. */

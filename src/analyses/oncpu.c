@@ -108,7 +108,7 @@ static int oncpu_print(void *state, const struct an_view *v, enum out_format fmt
 		rep.text_head = banner;
 		rep.extra_arg = (void *)v->o;
 	}
-	return histan_emit(f, fmt, &rep);
+	return report_emit(f, fmt, &rep);
 }
 
 const struct analysis analysis_oncpu = {

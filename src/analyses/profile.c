@@ -809,12 +809,35 @@ static void sort_reindex(struct profile *p)
 		posindex_put(&p->tindex, tid_hash32(p->t[i].tid), (int32_t)i);
 }
 
+/* the output's lookups (struct prof_out) */
+static const struct pthread *out_thread(void *arg, int32_t tid)
+{
+	return profile_thread_find(arg, tid);
+}
+
+static const char *out_cgroup_name(void *arg, int id, const char **path)
+{
+	const struct profile *p = arg;
+
+	return an_cgroup_name(p->an, id, path);
+}
+
 static int profile_print(void *state, const struct an_view *v, enum out_format fmt, FILE *f)
 {
 	struct profile *p = state;
-	struct out a = { p, v, v->iv_start_ns ? v->iv_start_ns : p->first_ts,
-			 v->iv_end_ns ? v->iv_end_ns : p->last_ts, NULL, 0 };
+	struct prof_out a = {
+		.key = p->o->key, .top = p->o->top, .folded = p->o->folded, .hz = p->o->rate_hz,
+		.stack_depth = v->o->stack_depth, .replay = v->replay_path != NULL,
+		.switch_records = (v->backend_caps & BCAP_SWITCH_RECORDS) != 0,
+		.thread = out_thread, .cgroup_name = out_cgroup_name, .arg = p, .sym = v->sym,
+		.kstacks = &v->an->kstacks, .ustacks = &v->an->ustacks,
+		.start = v->iv_start_ns ? v->iv_start_ns : p->first_ts,
+		.end = v->iv_end_ns ? v->iv_end_ns : p->last_ts,
+	};
 	struct pthread *rows = NULL;
+	struct stack_report sr;
+	struct report rep;
+	size_t i;
 	int ret;
 
 	/* the window: from the earlier of its start and its first event */
@@ -833,7 +856,18 @@ static int profile_print(void *state, const struct an_view *v, enum out_format f
 			return -ENOMEM;
 		a.rows = rows;
 	}
-	ret = profile_print_out(&a, fmt, f);
+	/* what the window's accounting left for the output to say */
+	a.sampled = p->sampled;
+	a.totals = p->totals;
+	a.overflow_ns = p->overflow_ns;
+	a.threads_over = p->threads_over;
+	a.v = p->v;
+	a.n = p->n;
+	for (i = 0; i < p->nt; i++)
+		a.samples += p->t[i].samples;
+	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
+	rep.stacks = NULL;
+	ret = wallprof_print(&a, fmt, &rep, f);
 	free(rows);
 	return ret;
 }

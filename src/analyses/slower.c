@@ -452,7 +452,7 @@ static int slower_print(void *state, const struct an_view *v, enum out_format fm
 		rep.json_extra = json_extra;
 	else
 		rep.text_body = text_body;
-	return histan_emit(f, fmt, &rep);
+	return report_emit(f, fmt, &rep);
 }
 
 const struct analysis analysis_slower = {

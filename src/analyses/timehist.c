@@ -950,7 +950,7 @@ static int timehist_print(void *state, const struct an_view *v, enum out_format 
 	} else {
 		rep.text_body = text_body;
 	}
-	ret = histan_emit(f, fmt, &rep);
+	ret = report_emit(f, fmt, &rep);
 	/* each output a whole document: the next interval (-s -i) opens its own */
 	t->doc_open = false;
 	return a.err ? a.err : ret;

@@ -562,11 +562,11 @@ static int wakers_print(void *state, const struct an_view *v, enum out_format fm
 	rep.extra_arg = &a;
 	if (fmt == FMT_JSON) {
 		rep.json_extra = json_extra;
-		return histan_emit(f, fmt, &rep);
+		return report_emit(f, fmt, &rep);
 	}
 	if (fmt == FMT_SVG)
 		return print_svg(s, v, &rep, f);
-	return histan_emit_text(f, fmt, &rep, v->o->folded, text_body, footer);
+	return report_emit_text(f, fmt, &rep, v->o->folded, text_body, footer);
 }
 
 const struct analysis analysis_wakers = {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* A whole run's output: sections per group, summaries, trailer, JSON. */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -779,4 +780,35 @@ void report_print(FILE *f, enum out_format fmt, struct report *r)
 	else
 		print_text(f, fmt, r);
 	fflush(f);
+}
+
+int report_emit(FILE *f, enum out_format fmt, struct report *r)
+{
+	errno = 0;
+	report_print(f, fmt, r);
+	return ferror(f) ? (errno ? -errno : -EIO) : 0;
+}
+
+static void no_body(FILE *f, void *arg)
+{
+	(void)f;
+	(void)arg;
+}
+
+int report_emit_text(FILE *f, enum out_format fmt, struct report *r, bool folded,
+		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg))
+{
+	int ret;
+
+	if (folded) {
+		body(f, r->extra_arg);
+		r->text_body = no_body;
+		report_emit(stderr, fmt, r);
+		notes(stderr, r->extra_arg);
+		return ferror(f) ? -EIO : 0;
+	}
+	r->text_body = body;
+	ret = report_emit(f, fmt, r);
+	notes(f, r->extra_arg);
+	return ret;
 }

@@ -166,6 +166,18 @@ void out_hist_summary(FILE *f, const struct hist *h, const char *unit,
 		      uint64_t unit_ns);
 
 void report_print(FILE *f, enum out_format fmt, struct report *r);
+/* report_print(), and whether @f took it: 0 or -errno. */
+int report_emit(FILE *f, enum out_format fmt, struct report *r);
+/*
+ * The text layouts of an analysis that prints its own body: @body (its
+ * table, or -f's lines) inside the envelope, then @notes (what the
+ * numbers are, what they miss), on @f; with @folded the lines alone on
+ * @f and the envelope and notes on stderr, so that folded lines stay
+ * pure for flame graph tools. Both are called with r->extra_arg.
+ * 0, or -errno when @f failed.
+ */
+int report_emit_text(FILE *f, enum out_format fmt, struct report *r, bool folded,
+		     void (*body)(FILE *f, void *arg), void (*notes)(FILE *f, void *arg));
 /*
  * Something the numbers should hold is not in them: lost events, a full
  * kernel map, or switches/wakeups of the selected threads the trace lacks.

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * profile's output (the analysis is profile.c's): the totals of all rows
- * by kind with their shares, the table of rows, the footer saying what
- * the numbers are and what the trace could not place, -f's folded lines
- * (a tower per name, thread, process or cgroup; user then kernel frames;
- * the kind last), JSON and the flame graph drawn from the same lines.
+ * profile's output (the analysis is src/analyses/profile.c's): the
+ * totals of all rows by kind with their shares, the table of rows, the
+ * footer saying what the numbers are and what the trace could not place,
+ * -f's folded lines (a tower per name, thread, process or cgroup; user
+ * then kernel frames; the kind last), JSON and the flame graph drawn
+ * from the same lines.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,8 +13,8 @@
 #include <string.h>
 
 #include "escape.h"
-#include "profile.h"
 #include "svg.h"
+#include "wallprof.h"
 
 #define DEFAULT_HZ 99
 
@@ -26,20 +27,21 @@ static const char *const kind_name[PK_N] = {
  * a stack's frames named; @user: user frames of @tgid; @switched: a
  * switch-out's kernel stack, whose frames inside the tracer are dropped
  */
-static uint32_t name_frames(const struct an_view *v, bool user, bool switched, uint32_t id,
+static uint32_t name_frames(const struct prof_out *a, bool user, bool switched, uint32_t id,
 			    int32_t tgid, char (*buf)[NAME_LEN])
 {
-	const struct stacktab *tab = user ? &v->an->ustacks : &v->an->kstacks;
+	const struct symbolizer *sym = a->sym;
+	const struct stacktab *tab = user ? a->ustacks : a->kstacks;
 	uint32_t depth = 0, i, skip = 0;
 	const uint64_t *fr = stacktab_get(tab, id, &depth);
 
-	if (!v->sym || (user ? !v->sym->user : !v->sym->kernel))
+	if (!sym || (user ? !sym->user : !sym->kernel))
 		return 0;
 	for (i = 0; i < depth && i < STACK_MAX_DEPTH; i++) {
 		if (user)
-			v->sym->user(v->sym->uarg, tgid, fr[i], buf[i], NAME_LEN);
+			sym->user(sym->uarg, tgid, fr[i], buf[i], NAME_LEN);
 		else
-			v->sym->kernel(v->sym->karg, fr[i], buf[i], NAME_LEN);
+			sym->kernel(sym->karg, fr[i], buf[i], NAME_LEN);
 	}
 	/* a switch-out's stack begins in the tracer: from __schedule */
 	for (i = 0; switched && !user && i < depth && i < 8; i++)
@@ -60,7 +62,7 @@ static uint32_t name_frames(const struct an_view *v, bool user, bool switched, u
 			depth = i + 1;
 			break;
 		}
-	return depth < v->o->stack_depth ? depth : v->o->stack_depth;
+	return depth < a->stack_depth ? depth : a->stack_depth;
 }
 
 /*
@@ -68,23 +70,23 @@ static uint32_t name_frames(const struct an_view *v, bool user, bool switched, u
  * tool: the default, --by comm), "comm-tid" (-L), the process's
  * "comm-pid" (-P), or the cgroup's name then the thread's (--by cgroup)
  */
-static void line_head(FILE *f, struct profile *p, const struct pent *e)
+static void line_head(FILE *f, const struct prof_out *a, const struct pent *e)
 {
-	const struct pthread *t = profile_thread_find(p, e->k.id), *leader;
+	const struct pthread *t = a->thread(a->arg, e->k.id), *leader;
 	const char *path;
 
-	switch (p->o->key) {
+	switch (a->key) {
 	case KEY_TID:
 		stack_fold_frame(f, t ? t->comm : "[unknown]");
 		fprintf(f, "-%d", e->k.id);
 		break;
 	case KEY_PID:
-		leader = e->k.tgid > 0 ? profile_thread_find(p, e->k.tgid) : NULL;
+		leader = e->k.tgid > 0 ? a->thread(a->arg, e->k.tgid) : NULL;
 		stack_fold_frame(f, leader ? leader->comm : t ? t->comm : "[unknown]");
 		fprintf(f, "-%d", e->k.tgid > 0 ? e->k.tgid : e->k.id);
 		break;
 	case KEY_CGROUP:
-		folded_cgroup(f, an_cgroup_name(p->an, e->k.cg, &path));
+		folded_cgroup(f, a->cgroup_name(a->arg, e->k.cg, &path));
 		/* fall through */
 	default:
 		stack_fold_frame(f, t ? t->comm : "[unknown]");
@@ -92,14 +94,14 @@ static void line_head(FILE *f, struct profile *p, const struct pent *e)
 }
 
 /* "head;user root->leaf;kernel root->leaf;[kind]" */
-static void print_line(FILE *f, struct profile *p, const struct an_view *v, const struct pent *e,
+static void print_line(FILE *f, const struct prof_out *a, const struct pent *e,
 		       char (*kb)[NAME_LEN], char (*ub)[NAME_LEN])
 {
 	bool sw = e->k.kind != PK_ONCPU;
-	uint32_t nk = e->k.kstack ? name_frames(v, false, sw, e->k.kstack, e->k.tgid, kb) : 0;
-	uint32_t nu = e->k.ustack ? name_frames(v, true, sw, e->k.ustack, e->k.tgid, ub) : 0;
+	uint32_t nk = e->k.kstack ? name_frames(a, false, sw, e->k.kstack, e->k.tgid, kb) : 0;
+	uint32_t nu = e->k.ustack ? name_frames(a, true, sw, e->k.ustack, e->k.tgid, ub) : 0;
 
-	line_head(f, p, e);
+	line_head(f, a, e);
 	while (nu-- > 0) {
 		fputc(';', f);
 		stack_fold_frame(f, ub[nu]);
@@ -115,12 +117,12 @@ static void print_line(FILE *f, struct profile *p, const struct an_view *v, cons
 static bool flame_entry(FILE *f, void *arg, size_t i, char (*kb)[NAME_LEN], char (*ub)[NAME_LEN],
 			uint64_t *ns)
 {
-	const struct out *a = arg;
-	const struct pent *e = &a->p->v[i];
+	const struct prof_out *a = arg;
+	const struct pent *e = &a->v[i];
 
 	if (!e->ns)
 		return false;
-	print_line(f, a->p, a->v, e, kb, ub);
+	print_line(f, a, e, kb, ub);
 	*ns = e->ns;
 	return true;
 }
@@ -131,13 +133,13 @@ static bool flame_entry(FILE *f, void *arg, size_t i, char (*kb)[NAME_LEN], char
  * (the caller frees with stacks_fold_free), their number in *@n. 0 or
  * -ENOMEM.
  */
-static int fold_lines(struct out *a, struct fold_line **out, uint32_t *n)
+static int fold_lines(struct prof_out *a, struct fold_line **out, uint32_t *n)
 {
-	return flame_fold(a->p->n, flame_entry, a, true, out, n);
+	return flame_fold(a->n, flame_entry, a, true, out, n);
 }
 
 /* the part of @t's life no kind holds: switches the trace lost */
-static uint64_t unplaced_of(const struct pthread *t, const struct out *a)
+static uint64_t unplaced_of(const struct pthread *t, const struct prof_out *a)
 {
 	uint64_t w = wall_ns(t, a->start, a->end), tot = total_ns(t);
 
@@ -145,7 +147,7 @@ static uint64_t unplaced_of(const struct pthread *t, const struct out *a)
 }
 
 /* the rows with unplaced time, and (*ns) how much */
-static size_t unplaced(const struct out *a, uint64_t *ns)
+static size_t unplaced(const struct prof_out *a, uint64_t *ns)
 {
 	size_t i, n = 0;
 
@@ -166,7 +168,7 @@ struct ptotal {
 	uint64_t ns[PK_N];
 };
 
-static void totals_of(const struct out *a, struct ptotal *s)
+static void totals_of(const struct prof_out *a, struct ptotal *s)
 {
 	size_t i, k;
 
@@ -200,9 +202,9 @@ static void human_total(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.1f s", (double)ns / 1e9);
 }
 
-static const char *row_noun(const struct profile *p, size_t n)
+static const char *row_noun(const struct prof_out *a, size_t n)
 {
-	switch (p->o->key) {
+	switch (a->key) {
 	case KEY_PID:
 		return n == 1 ? "process" : "processes";
 	case KEY_COMM:
@@ -215,9 +217,8 @@ static const char *row_noun(const struct profile *p, size_t n)
 }
 
 /* the totals of all rows, by kind, with their shares of the threads' time */
-static void print_totals(FILE *f, const struct out *a, const struct ptotal *s)
+static void print_totals(FILE *f, const struct prof_out *a, const struct ptotal *s)
 {
-	const struct profile *p = a->p;
 	static const struct { const char *what; int kind; } lines[] = {
 		{ "on a CPU", -1 }, { "waiting for a CPU", PK_RUNQ }, { "blocked (S)", PK_OFF_S },
 		{ "blocked (D)", PK_OFF_D }, { "blocked (other)", PK_OFF_OTHER },
@@ -229,8 +230,8 @@ static void print_totals(FILE *f, const struct out *a, const struct ptotal *s)
 	human_total(w, sizeof(w), s->wall);
 	human_total(win, sizeof(win), a->end > a->start ? a->end - a->start : 0);
 	fprintf(f, "All %zu %s", s->threads, s->threads == 1 ? "thread" : "threads");
-	if (p->o->key != KEY_NONE && p->o->key != KEY_TID)
-		fprintf(f, " (%zu %s)", s->rows, row_noun(p, s->rows));
+	if (a->key != KEY_NONE && a->key != KEY_TID)
+		fprintf(f, " (%zu %s)", s->rows, row_noun(a, s->rows));
 	fprintf(f, ": %s of thread time (their lives in the %s window, added)\n", w, win);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		uint64_t ns = lines[i].kind >= 0 ? s->ns[lines[i].kind] :
@@ -246,13 +247,13 @@ static void print_totals(FILE *f, const struct out *a, const struct ptotal *s)
 }
 
 /* one row's label: TID COMM, PID COMM, COMM THREADS or CGROUP THREADS */
-static void row_label(FILE *f, const struct profile *p, const struct pthread *t)
+static void row_label(FILE *f, const struct prof_out *a, const struct pthread *t)
 {
 	const char *path;
 
-	switch (p->o->key) {
+	switch (a->key) {
 	case KEY_CGROUP:
-		text_field(f, an_cgroup_name(p->an, t->cg, &path), NAME_LEN, 25);
+		text_field(f, a->cgroup_name(a->arg, t->cg, &path), NAME_LEN, 25);
 		fprintf(f, " %7u", t->nthreads);
 		break;
 	case KEY_COMM:
@@ -280,50 +281,49 @@ static void row_times(FILE *f, uint64_t wall, uint64_t on, const uint64_t *ns, u
 		samples);
 }
 
-static void print_table(FILE *f, const struct out *a)
+static void print_table(FILE *f, const struct prof_out *a)
 {
-	const struct profile *p = a->p;
-	size_t i, n = p->o->top && p->o->top < a->nrows ? p->o->top : a->nrows;
-	bool wide = p->o->key == KEY_CGROUP;
+	size_t i, n = a->top && a->top < a->nrows ? a->top : a->nrows;
+	bool wide = a->key == KEY_CGROUP;
 	struct ptotal s;
 	char all[64];
 
-	if (p->totals)
+	if (a->totals)
 		fprintf(f, "Profiling wall-clock time from /proc: on-CPU and waits for a CPU from "
 			"schedstat, off-CPU split by the states sampled (no stacks)\n\n");
 	else
 		fprintf(f, "Profiling wall-clock time: on-CPU %s, waits for a CPU and off-CPU "
-			"traced\n\n", p->sampled ? "sampled" : "from the switches (no samples)");
+			"traced\n\n", a->sampled ? "sampled" : "from the switches (no samples)");
 	totals_of(a, &s);
 	print_totals(f, a, &s);
 	if (wide)
 		fprintf(f, "%-25s %7s", "CGROUP", "THREADS");
-	else if (p->o->key == KEY_COMM)
+	else if (a->key == KEY_COMM)
 		fprintf(f, "%-16s %7s", "COMM", "THREADS");
 	else
-		fprintf(f, "%8s %-16s", p->o->key == KEY_PID ? "PID" : "TID", "COMM");
+		fprintf(f, "%8s %-16s", a->key == KEY_PID ? "PID" : "TID", "COMM");
 	fprintf(f, " %10s %10s %10s %10s %10s %10s %10s %8s\n", "WALL(ms)", "ON-CPU", "RUNQ",
 		"OFF(S)", "OFF(D)", "OFF(other)", "CHILDREN", "SAMPLES");
 	for (i = 0; i < n; i++) {
-		row_label(f, p, &a->rows[i]);
+		row_label(f, a, &a->rows[i]);
 		row_times(f, wall_ns(&a->rows[i], a->start, a->end), a->rows[i].on_ns,
 			  a->rows[i].ns, a->rows[i].samples);
 	}
 	if (n < a->nrows)
-		fprintf(f, "# and %zu more %s (--top %u)\n", a->nrows - n, row_noun(p, 2),
-			p->o->top);
+		fprintf(f, "# and %zu more %s (--top %u)\n", a->nrows - n, row_noun(a, 2),
+			a->top);
 	/* the rows' sum (all of them, --top or not) */
-	if (wide || p->o->key == KEY_COMM) {
+	if (wide || a->key == KEY_COMM) {
 		fprintf(f, "%-*s %7zu", wide ? 25 : 16, "all", s.threads);
 	} else {
-		snprintf(all, sizeof(all), "%zu %s", s.rows, row_noun(p, s.rows));
+		snprintf(all, sizeof(all), "%zu %s", s.rows, row_noun(a, s.rows));
 		fprintf(f, "%8s %-16s", "all", all);
 	}
 	row_times(f, s.wall, s.on, s.ns, s.samples);
-	if (p->o->key == KEY_PID)
+	if (a->key == KEY_PID)
 		fprintf(f, "# -P: a process's wall time is its threads' lives in the window, "
 			"added\n");
-	if (p->o->key == KEY_COMM)
+	if (a->key == KEY_COMM)
 		fprintf(f, "# --by comm: a name's wall time is its threads' lives in the window, "
 			"added; a thread is in the row of its last name (after an exec, the "
 			"program's)\n");
@@ -332,7 +332,7 @@ static void print_table(FILE *f, const struct out *a)
 			"added; a thread moved in the window is in the row of its last cgroup, its "
 			"stacks (-f, svg) in each for their share\n");
 	fputc('\n', f);
-	if (p->sampled)
+	if (a->sampled)
 		fprintf(f, "# on-CPU samples weighted by their period: %.1f ms against %.1f ms from "
 			"the switches (%+.1f%%; at %" PRIu64 " samples a sampling error of about "
 			"%.0f%% is expected); -f or --format=svg for the stacks\n",
@@ -344,42 +344,38 @@ static void print_table(FILE *f, const struct out *a)
 /* the trailer's own lines: what the numbers are, and what they could not hold */
 static void footer(FILE *f, void *arg)
 {
-	const struct out *a = arg;
-	const struct profile *p = a->p;
-	uint64_t n = 0, un;
-	size_t i, nun = unplaced(a, &un);
+	const struct prof_out *a = arg;
+	uint64_t un;
+	size_t nun = unplaced(a, &un);
 
-	for (i = 0; i < p->nt; i++)
-		n += p->t[i].samples;
-	if (p->totals)
+	if (a->totals)
 		fprintf(f, "# profile: each thread's totals from /proc: on-CPU and waiting for a CPU "
 			"exact (schedstat), blocked split S/D by the states sampled; no samples and "
 			"no stacks (a tracing backend has them)\n");
-	else if (a->v->replay_path && !p->sampled)
+	else if (a->replay && !a->sampled)
 		fprintf(f, "# profile: a recording keeps no samples: on-CPU time comes from the "
 			"switches, as [on-cpu, no samples]\n");
 	else
 		fprintf(f, "# profile: %" PRIu64 " on-CPU samples at %u Hz (each weighted by its "
-			"period, the CPU time since the CPU's last)%s\n", n, p->o->rate_hz ?
-			p->o->rate_hz : DEFAULT_HZ, p->sampled ? "" : "; none here: on-CPU time "
+			"period, the CPU time since the CPU's last)%s\n", a->samples, a->hz ?
+			a->hz : DEFAULT_HZ, a->sampled ? "" : "; none here: on-CPU time "
 			"comes from the switches, as [on-cpu, no samples] (the perf backend "
 			"samples)");
 	if (nun)
 		fprintf(f, "# %zu %s %.3f ms the trace could not place (switches it lost)%s\n",
 			nun, nun == 1 ? "row has" : "rows have", (double)un / 1e6,
-			!a->v->replay_path && !(a->v->backend_caps & BCAP_SWITCH_RECORDS) ?
+			!a->replay && !a->switch_records ?
 			": --backend=perf has every switch (its context-switch records)" : "");
-	if (p->overflow_ns)
-		fprintf(f, "# %.3f ms beyond --max-stacks, not shown\n", (double)p->overflow_ns / 1e6);
-	if (p->threads_over)
+	if (a->overflow_ns)
+		fprintf(f, "# %.3f ms beyond --max-stacks, not shown\n", (double)a->overflow_ns / 1e6);
+	if (a->threads_over)
 		fprintf(f, "# %" PRIu64 " events of threads beyond --max-tasks not counted\n",
-			p->threads_over);
+			a->threads_over);
 }
 
 /* -f: the merged lines, the --top largest, in microseconds */
-static void print_folded(FILE *f, struct out *a)
+static void print_folded(FILE *f, struct prof_out *a)
 {
-	struct profile *p = a->p;
 	struct fold_line *l = NULL;
 	uint32_t i, n, shown;
 
@@ -387,7 +383,7 @@ static void print_folded(FILE *f, struct out *a)
 		fputs("offcpu-ftrace: out of memory folding the stacks\n", stderr);
 		return;
 	}
-	shown = p->o->top && p->o->top < n ? p->o->top : n;
+	shown = a->top && a->top < n ? a->top : n;
 	for (i = 0; i < shown; i++)
 		fprintf(f, "%s %" PRIu64 "\n", l[i].line, l[i].ns / 1000);
 	stacks_fold_free(l, n);
@@ -405,14 +401,13 @@ static void json_times(FILE *f, uint64_t wall, uint64_t on, uint64_t sampled, ui
 		ns[PK_OFF_D], ns[PK_OFF_OTHER], ns[PK_CHILDREN], unplaced_ns);
 }
 
-static void json_row(FILE *f, const struct out *a, const struct pthread *t)
+static void json_row(FILE *f, const struct prof_out *a, const struct pthread *t)
 {
-	const struct profile *p = a->p;
 	const char *path, *label;
 
-	switch (p->o->key) {
+	switch (a->key) {
 	case KEY_CGROUP:
-		label = an_cgroup_name(p->an, t->cg, &path);
+		label = a->cgroup_name(a->arg, t->cg, &path);
 		fputs("{\"cgroup\":", f);
 		json_str(f, label, NAME_LEN);
 		fputs(",\"path\":", f);
@@ -453,19 +448,18 @@ static void json_totals(FILE *f, const struct ptotal *s)
 
 static void json_extra(FILE *f, void *arg)
 {
-	const struct out *a = arg;
-	const struct profile *p = a->p;
+	const struct prof_out *a = arg;
 	static const char *const rows_of[] = { [KEY_PID] = "processes", [KEY_COMM] = "comms",
 					       [KEY_CGROUP] = "cgroups" };
-	const char *rows = (size_t)p->o->key < sizeof(rows_of) / sizeof(rows_of[0]) &&
-			   rows_of[p->o->key] ? rows_of[p->o->key] : "threads";
+	const char *rows = (size_t)a->key < sizeof(rows_of) / sizeof(rows_of[0]) &&
+			   rows_of[a->key] ? rows_of[a->key] : "threads";
 	struct ptotal s;
 	uint64_t un;
 	size_t i, nun;
 
 	fprintf(f, ",\"profile\":{\"hz\":%u,\"sampled\":%s,\"source\":\"%s\"",
-		p->o->rate_hz ? p->o->rate_hz : DEFAULT_HZ, p->sampled ? "true" : "false",
-		p->totals ? "proc" : p->sampled ? "samples" : "switches");
+		a->hz ? a->hz : DEFAULT_HZ, a->sampled ? "true" : "false",
+		a->totals ? "proc" : a->sampled ? "samples" : "switches");
 	fprintf(f, ",\"%s\":[", rows);
 	for (i = 0; i < a->nrows; i++) {
 		if (i)
@@ -477,19 +471,18 @@ static void json_extra(FILE *f, void *arg)
 	json_totals(f, &s);
 	nun = unplaced(a, &un);
 	fprintf(f, ",\"stacks\":%zu,\"overflow_ns\":%" PRIu64 ",\"unplaced_threads\":%zu,"
-		"\"unplaced_ns\":%" PRIu64 "}", p->n, p->overflow_ns, nun, un);
+		"\"unplaced_ns\":%" PRIu64 "}", a->n, a->overflow_ns, nun, un);
 }
 
-static int print_svg(struct out *a, struct report *rep, FILE *f)
+static int print_svg(struct prof_out *a, struct report *rep, FILE *f)
 {
-	struct profile *p = a->p;
 	struct fold_line *l = NULL;
 	uint32_t n = 0;
 	const char *title;
 
 	if (fold_lines(a, &l, &n))
 		return -ENOMEM;
-	switch (p->o->key) {
+	switch (a->key) {
 	case KEY_TID:
 		title = "Wall-clock time per thread";
 		break;
@@ -502,40 +495,32 @@ static int print_svg(struct out *a, struct report *rep, FILE *f)
 	default:
 		title = "Wall-clock time by name (-L: per thread)";
 	}
-	svg_flame_lines(f, rep, l, n, p->o->top, title, FLAME_PROFILE);
+	svg_flame_lines(f, rep, l, n, a->top, title, FLAME_PROFILE);
 	stacks_fold_free(l, n);
 	return ferror(f) ? -EIO : 0;
 }
 
 static void text_body(FILE *f, void *arg)
 {
-	struct out *a = arg;
+	struct prof_out *a = arg;
 
-	if (a->p->o->folded)
+	if (a->folded)
 		print_folded(f, a);
 	else
 		print_table(f, a);
 }
 
-/* one interval's output of @a's rows in @fmt */
-int profile_print_out(struct out *a, enum out_format fmt, FILE *f)
+int wallprof_print(struct prof_out *a, enum out_format fmt, struct report *rep, FILE *f)
 {
-	struct profile *p = a->p;
-	const struct an_view *v = a->v;
-	struct stack_report sr;
-	struct report rep;
-
-	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
-	rep.stacks = NULL;
-	rep.extra_arg = a;
+	rep->extra_arg = a;
 	if (fmt == FMT_JSON) {
 		/* groups: each thread's on-CPU slices, keyed by tid as measured */
-		rep.key = KEY_TID;
-		rep.json_extra = json_extra;
-		return histan_emit(f, fmt, &rep);
+		rep->key = KEY_TID;
+		rep->json_extra = json_extra;
+		return report_emit(f, fmt, rep);
 	}
-	rep.key = KEY_NONE;
+	rep->key = KEY_NONE;
 	if (fmt == FMT_SVG)
-		return print_svg(a, &rep, f);
-	return histan_emit_text(f, fmt, &rep, p->o->folded, text_body, footer);
+		return print_svg(a, rep, f);
+	return report_emit_text(f, fmt, rep, a->folded, text_body, footer);
 }
