@@ -45,6 +45,7 @@ struct backend {
 	bool clip;			/* a flight recording: only its window's events */
 	uint64_t recovered;		/* switches the recording backend recovered */
 	char trigger[256];		/* ... and what saved it */
+	char plan_backend[32], plan_events[1024];	/* the plan it was made with */
 	char cgroups_keyed[512];	/* --by cgroup: what the recording keyed on */
 	int switches;			/* enum bk_switches: what it holds */
 	uint64_t *proc_idle;		/* per CPU: /proc/stat's idle time in the window */
@@ -344,6 +345,10 @@ int recshell_recording(struct backend *b, struct backend_window *w)
 	w->end_ns = b->window_end;
 	w->ncpu = b->f.ncpu;
 	w->extra = b->trigger[0] ? b->trigger : NULL;
+	if (!tdat_meta_get(&b->f.dat, "plan_backend", b->plan_backend, sizeof(b->plan_backend)))
+		w->plan_backend = b->plan_backend;
+	if (!tdat_meta_get(&b->f.dat, "plan_events", b->plan_events, sizeof(b->plan_events)))
+		w->plan_events = b->plan_events;
 	w->cgroups = tdat_cgroups(&b->f.dat);
 	if (w->cgroups && !tdat_meta_get(&b->f.dat, "cgroups_keyed", b->cgroups_keyed,
 					 sizeof(b->cgroups_keyed)))

@@ -186,6 +186,7 @@ void run_window_meta(struct run *r, struct backend_window *m, uint64_t *lost)
 		snprintf(m->scope.kind, sizeof(m->scope.kind), "all");
 	}
 	m->scope.recorder = (int32_t)getpid();
+	m->plan = r->plan_meta;
 	/*
 	 * how far the CPU-state model trusted the switches when the run
 	 * began: a report finds what it found, where it found it
@@ -800,6 +801,11 @@ int run_trace(const struct trace_opts *o)
 		return status;
 	}
 	status = run_request(r, &req);
+	/* the plan it runs, for the recording's metadata: the one --dry-run prints */
+	if (status < 0 && o->record_path && !(r->plan_meta = run_plan_meta(r, &req))) {
+		err_msg("out of memory");
+		status = EXIT_FAIL;
+	}
 	if (status < 0) {
 		run_say_pick(r);
 		status = run_setup_symbols(r);
@@ -838,6 +844,7 @@ out_free:
 	unsized_free(&r->unsized);
 	by_cgroup_close(&r->bycg);
 	free(r->cg_dump);
+	free(r->plan_meta);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(r->tids);

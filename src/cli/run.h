@@ -75,6 +75,8 @@ struct run {
 	struct cgroup_sel cg;		/* --cgroup */
 	struct by_cgroup bycg;		/* --by cgroup */
 	char *cg_dump;			/* ... its threads' cgroups for a recording */
+	char *plan_meta;		/* a recording's: the plan it ran (run_plan_meta) */
+	char recorded_plan[1200];	/* report --dry-run: what the recording's run planned */
 	char cg_keyed[4400];		/* ... and what it keys on */
 	void *an_state;			/* the analysis's own, for the run */
 	bool stream_on;			/* it streams results to standard output */
@@ -142,6 +144,12 @@ void run_choose_req(const struct trace_opts *o, struct choose_req *req);
 int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final);
 /* --dry-run: the plan, on stdout (run_plan.c). */
 void run_print_plan(const struct run *r, const struct trace_req *req);
+/*
+ * The plan a recording keeps, as its metadata's lines: plan_backend= and
+ * plan_events= (the events as --dry-run says them); malloc'd, NULL when
+ * out of memory.
+ */
+char *run_plan_meta(const struct run *r, const struct trace_req *req);
 /*
  * --dry-run, past the checks run_trace() made (command, output, backend):
  * what can still be checked without tracing, then the plan. An exit status.

@@ -14,31 +14,32 @@
 #include "procfs.h"
 #include "run.h"
 
-static void print_events(FILE *f, const struct run *r, const struct trace_req *req)
+/* what @req traces, in words, on one line (no newline) */
+static void put_events(FILE *f, const struct run *r, const struct trace_req *req)
 {
 	const struct trace_opts *o = r->o;
 	unsigned caps = r->ops->caps;
 
 	if (caps & BCAP_REPLAY) {
-		fprintf(f, "events:   those in %s\n", o->replay_path);
+		fprintf(f, "those in %s", o->replay_path);
 		return;
 	}
 	if (caps & BCAP_SAMPLES) {
-		fprintf(f, "events:   none: each thread's /proc schedstat%s sampled %u times a "
-			"second (no distribution, totals exact)\n",
+		fprintf(f, "none: each thread's /proc schedstat%s sampled %u times a "
+			"second (no distribution, totals exact)",
 			o->kstack ? ", status and stack (or wchan)" :
 			o->modes & AN_OFFCPU ? " and status" : "",
 			o->rate_hz ? o->rate_hz : 20);
 		return;
 	}
 	if (req->switches_only) {
-		fprintf(f, "events:   context switches and%s forks from perf's context-switch "
+		fprintf(f, "context switches and%s forks from perf's context-switch "
 			"records alone (no tracepoint: who left, preempted or not, and who "
-			"came)\n", req->fork ? "" : " no");
+			"came)", req->fork ? "" : " no");
 		return;
 	}
 	/* the fill from sched_waking is the event backends' (the kernel's sums have none) */
-	fprintf(f, "events:   sched_switch, sched_wakeup, sched_wakeup_new%s%s%s%s, %s",
+	fprintf(f, "sched_switch, sched_wakeup, sched_wakeup_new%s%s%s%s, %s",
 		req->waking && (caps & BCAP_EVENTS) ? ", sched_waking" : "",
 		req->fork ? ", sched_process_fork" : "",
 		req->cpu_samples ? ", CPU clock samples" : "",
@@ -56,7 +57,31 @@ static void print_events(FILE *f, const struct run *r, const struct trace_req *r
 		fprintf(f, "; %s stacks at each switch-out%s", req->kstack && req->ustack ?
 			"kernel and user" : req->kstack ? "kernel" : "user", req->waking_kstack ?
 			" and the waker's kernel stack at each sched_waking" : "");
+}
+
+static void print_events(FILE *f, const struct run *r, const struct trace_req *req)
+{
+	fputs("events:   ", f);
+	put_events(f, r, req);
 	fputc('\n', f);
+}
+
+char *run_plan_meta(const struct run *r, const struct trace_req *req)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "plan_backend=%s\nplan_events=", r->ops->name);
+	put_events(f, r, req);
+	fputc('\n', f);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 static void print_scope(FILE *f, const struct run *r)
@@ -187,6 +212,8 @@ void run_print_plan(const struct run *r, const struct trace_req *req)
 		o->replay_path ? "report" : o->cmd, run_what(o));
 	fprintf(f, "backend:  %s%s%s\n", r->ops->name, r->why[0] ? ": " : "", r->why);
 	print_events(f, r, req);
+	if (r->recorded_plan[0])
+		fprintf(f, "recorded: %s\n", r->recorded_plan);
 	print_scope(f, r);
 	if (r->bycg.on) {
 		char cg[4300];
@@ -216,12 +243,19 @@ int run_dry_run(struct run *r)
 	if (o->replay_path) {
 		struct trace_req req = { .replay_path = o->replay_path, .kstack = o->kstack,
 					 .ustack = o->ustack };
+		struct backend_window w;
 		unsigned ev;
 
 		if (r->ops->open(&r->b, &req, err, sizeof(err))) {
 			err_msg("%s", err);
 			return EXIT_FAIL;
 		}
+		/* what the recording's run planned, as its --dry-run said it */
+		if (r->ops->recording && !r->ops->recording(r->b, &w) && w.plan_backend &&
+		    w.plan_events)
+			snprintf(r->recorded_plan, sizeof(r->recorded_plan), "the %s backend: %s",
+				 w.plan_backend, w.plan_events);
+		text_clean(r->recorded_plan);	/* a file's text: no control characters */
 		ev = r->ops->events(r->b);
 		ret = run_recorded_scope(r);
 		r->ops->close(r->b, err, sizeof(err));

@@ -68,6 +68,13 @@ struct backend_window {
 	 * what saved a flight recording, in words (its flight_trigger), or NULL.
 	 */
 	const char *extra;
+	/*
+	 * what the run planned: plan_backend= and plan_events= lines, or
+	 * NULL. From recording(): their values (the backend's name, the
+	 * events in --dry-run's words), each NULL when the file has none.
+	 */
+	const char *plan;
+	const char *plan_backend, *plan_events;
 	int switches;			/* enum bk_switches: which the trace holds */
 	/*
 	 * each CPU's idle time in the window, /proc/stat's idle + iowait,

@@ -5,8 +5,9 @@
 # and the perf backend (whose events are written as pages of the kernel's
 # layout, which trace-cmd reads too); `record`
 # writes a mode-0600 file that replaces a symlink instead of following it,
-# which trace-cmd reads too; a truncated or corrupted recording fails with
-# one line naming the offset; tracefs is restored.
+# which trace-cmd reads too; a recording keeps the plan it ran (report
+# --dry-run says it as the run's --dry-run did); a truncated or corrupted
+# recording fails with one line naming the offset; tracefs is restored.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
 snapshot_save
@@ -79,6 +80,17 @@ for bk in ring perf; do
 		{ cat "$TMP/krep.err"; fail "report offcpu -K exited ($bk)"; }
 	same "$TMP/klive.json" "$TMP/krep.json" $names || fail "report differs from the live run (offcpu -K, $bk)"
 	grep -q '"__schedule"' "$TMP/krep.json" || fail "no kernel frame named in the report ($bk)"
+	# the recording keeps the plan it ran, which report --dry-run says: the events as the
+	# same command's --dry-run says them
+	"$BIN" offcpu -K --format=json --backend "$bk" --record "$TMP/k2.dat" --dry-run 1 \
+		> "$TMP/kplan.txt" 2>&1 || { cat "$TMP/kplan.txt"; fail "offcpu -K --dry-run exited ($bk)"; }
+	"$BIN" report "$TMP/k.dat" offcpu -K --dry-run > "$TMP/krplan.txt" 2>&1 ||
+		{ cat "$TMP/krplan.txt"; fail "report --dry-run exited ($bk)"; }
+	want=$(sed -n 's/^events:   //p' "$TMP/kplan.txt")
+	got=$(sed -n "s/^recorded: the $bk backend: //p" "$TMP/krplan.txt")
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		fail "the recording's plan ($bk): '$got', the dry run's events: '$want'"
+	[ ! -e "$TMP/k2.dat" ] || fail "--dry-run made a recording ($bk)"
 done
 # the perf backend's recording is one trace-cmd reads too
 if command -v trace-cmd > /dev/null; then

@@ -426,6 +426,8 @@ START_TEST(test_recmeta_roundtrip)
 		.clock = "mono", .start_ns = 100, .end_ns = 2000000100, .lost_per_cpu = lost,
 		.ncpu = 3, .kernel_stacks = true, .recovered = 9, .cgroups = "12 /a/b\n13 /c\n",
 		.cgroups_keyed = "the v1 hierarchy 3 (cpu)", .extra = "flight=1\n",
+		.plan = "plan_backend=perf\nplan_events=sched_switch, sched_wakeup, perf "
+			"tracepoints; kernel stacks at each switch-out\n",
 		.switches = BK_SW_SELECTED, .proc_idle = idle, .proc_listed = listed, .nproc = 3,
 	};
 	struct recmeta_more x = { .ncpu = 3, .kallsyms = "subset", .release = "6.18.0",
@@ -433,7 +435,7 @@ START_TEST(test_recmeta_roundtrip)
 				  .tgids = "12 10\n13 10\n" };
 	struct rec_scope sc;
 	int32_t seen[2] = { 0, 0 };
-	char buf[64], *t;
+	char buf[64], ev[128], *t;
 
 	snprintf(m.scope.kind, sizeof(m.scope.kind), "command");
 	m.scope.id = 42;
@@ -461,6 +463,12 @@ START_TEST(test_recmeta_roundtrip)
 	ck_assert_str_eq(buf, "offcpu-x");
 	ck_assert_int_eq(recmeta_get(t, "flight", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "1");
+	/* the plan the run carried out, as --dry-run says it */
+	ck_assert_int_eq(recmeta_get(t, "plan_backend", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "perf");
+	ck_assert_int_eq(recmeta_get(t, "plan_events", ev, sizeof(ev)), 0);
+	ck_assert_str_eq(ev, "sched_switch, sched_wakeup, perf tracepoints; kernel stacks at each "
+			 "switch-out");
 	ck_assert_int_eq(recmeta_get(t, "cgroups_keyed", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "the v1 hierarchy 3 (cpu)");
 	ck_assert_int_eq(recmeta_lost(t, got, 3), 3);
@@ -490,6 +498,7 @@ START_TEST(test_recmeta_roundtrip)
 	recmeta_scope(t, &sc);
 	ck_assert_str_eq(sc.kind, "");
 	ck_assert_ptr_null(recmeta_cgroups(t));
+	ck_assert_int_eq(recmeta_get(t, "plan_backend", buf, sizeof(buf)), -ENOENT);
 	ck_assert_uint_eq(recmeta_tgids(t, tgid_seen, seen), 0);
 	ck_assert_uint_eq(recmeta_proc_idle(t, got, gl, 3), 0);
 	free(t);
