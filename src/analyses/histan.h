@@ -37,7 +37,6 @@ void report_from_view(struct report *rep, const struct an_view *v,
 void histan_fill(struct histan *h, const struct an_view *v, enum out_format fmt,
 		 struct an_mode_state *m, enum rep_measure measure, struct report *rep,
 		 struct stack_report *sr);
-/* (print it with report_emit(), report.h) */
 /* histan_fill() and report_emit(). */
 int histan_print(struct histan *h, const struct an_view *v, enum out_format fmt, FILE *f,
 		 struct an_mode_state *m, enum rep_measure measure);

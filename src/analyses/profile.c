@@ -7,7 +7,7 @@
  * the state it began in) and waiting for children (a parent in wait4),
  * each by stack. Every nanosecond of a thread's life in the window is one
  * of them. The flame graph is one tower per name (a build's tools), per
- * thread with -L. The output is profile_out.c's.
+ * thread with -L. The output is src/report/wallprof.c's.
  */
 #include <errno.h>
 #include <stdlib.h>

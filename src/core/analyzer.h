@@ -419,8 +419,7 @@ void analyzer_groups_clear(struct an_mode_state *m);
  */
 struct group *analyzer_group(struct analyzer *an, struct an_mode_state *m, int32_t tid,
 			     int32_t tgid, int32_t cpu, const char *comm);
-/* The process of thread @tid (cached), -1 unknown. */
-int32_t analyzer_tgid(struct analyzer *an, int32_t tid);
+
 void analyzer_fini(struct analyzer *an);
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
 /*

@@ -265,11 +265,6 @@ struct group *analyzer_group(struct analyzer *an, struct an_mode_state *m, int32
 	return an_group_of(an, m, tid, tgid, cpu, comm);
 }
 
-int32_t analyzer_tgid(struct analyzer *an, int32_t tid)
-{
-	return an_tgid_lookup(an, tid);
-}
-
 struct group *an_record(struct analyzer *an, struct an_mode_state *m, uint64_t ns,
 			int32_t tid, int32_t tgid, int32_t cpu, const char *comm)
 {

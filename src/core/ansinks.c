@@ -41,9 +41,11 @@ int analyzer_subscribe(struct analyzer *an, const struct an_sink *s)
 		if (!an->slice_ts || !an->slice_by)
 			return -ENOMEM;
 	}
-	if ((s->needs & AN_NEED_WAKERS) && !an->wake_stack_tid) {
-		an->wake_stack_tid = calloc(AN_MAX_CPUS, sizeof(*an->wake_stack_tid));
-		an->cur_comm = calloc(AN_MAX_CPUS, sizeof(*an->cur_comm));
+	if ((s->needs & AN_NEED_WAKERS) && (!an->wake_stack_tid || !an->cur_comm)) {
+		if (!an->wake_stack_tid)
+			an->wake_stack_tid = calloc(AN_MAX_CPUS, sizeof(*an->wake_stack_tid));
+		if (!an->cur_comm)
+			an->cur_comm = calloc(AN_MAX_CPUS, sizeof(*an->cur_comm));
 		if (!an->wake_stack_tid || !an->cur_comm)
 			return -ENOMEM;
 	}

@@ -35,9 +35,17 @@ void text_field(FILE *f, const char *s, size_t max, int width)
 
 void text_clean(char *s)
 {
-	for (; *s; s++)
-		if (is_ctrl((unsigned char)*s))
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s, d = (unsigned char)s[1];
+
+		/* a C1 control in UTF-8 (CSI is C2 9B) is as much a terminal's command */
+		if (c == 0xc2 && d >= 0x80 && d <= 0x9f) {
 			*s = '?';
+			memmove(s + 1, s + 2, strlen(s + 2) + 1);
+		} else if (is_ctrl(c)) {
+			*s = '?';
+		}
+	}
 }
 
 void folded_cgroup(FILE *f, const char *name)

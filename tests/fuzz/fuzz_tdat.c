@@ -154,12 +154,26 @@ static int32_t tgid_same(int32_t tid, void *arg)
 	return tid;
 }
 
-/* report's analyzers: @stacks or none; 0 or a negative errno */
-/* the subscriber's hooks: the analyzer's paths that feed them run, nothing is kept */
+/*
+ * the subscriber's hooks: the analyzer's paths that feed them run; the
+ * blocked parts go into groups of its own (analyzer_group), as triage's
+ */
+static struct an_mode_state own;
+
 static void on_slice(void *arg, const struct an_slice *sl)
 {
 	(void)arg;
 	(void)sl;
+}
+
+static void on_off(void *arg, const struct an_off *o)
+{
+	struct analyzer *an = arg;
+	struct group *g;
+
+	if (o->blk != AN_BLK_NONE &&
+	    (g = analyzer_group(an, &own, o->tid, o->tgid, o->cpu, o->comm_given)))
+		hist_add(&g->h, o->blocked_ns, an->cfg.unit_ns);
 }
 
 static void on_fork(void *arg, const struct an_fork *f)
@@ -168,9 +182,11 @@ static void on_fork(void *arg, const struct an_fork *f)
 	(void)f;
 }
 
+/* report's analyzers: @stacks or none; 0 or a negative errno */
 static int an_open(struct analyzer **an, const struct sched_states *st, bool stacks)
 {
-	struct an_sink sink = { .needs = AN_NEED_WAKERS, .slice = on_slice, .fork = on_fork };
+	struct an_sink sink = { .needs = AN_NEED_WAKERS, .slice = on_slice, .fork = on_fork,
+				.off = on_off };
 	struct an_cfg c;
 
 	memset(&c, 0, sizeof(c));
@@ -194,7 +210,9 @@ static int an_open(struct analyzer **an, const struct sched_states *st, bool sta
 		*an = NULL;
 		return -ENOMEM;
 	}
-	if (stacks && analyzer_subscribe(*an, &sink)) {
+	sink.arg = *an;
+	if (stacks && (analyzer_groups_init(*an, &own) || analyzer_subscribe(*an, &sink))) {
+		analyzer_groups_fini(&own);
 		analyzer_fini(*an);
 		free(*an);
 		*an = NULL;
@@ -315,6 +333,7 @@ out:
 			analyzer_fini(s.an[i]);
 		free(s.an[i]);
 	}
+	analyzer_groups_fini(&own);
 	free(s.cpu_max);
 	if (b && READER.close(b, err, sizeof(err)))
 		die("close failed");

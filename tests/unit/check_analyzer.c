@@ -1274,7 +1274,6 @@ START_TEST(test_fork_wakers_own_groups)
 	ck_assert_ptr_eq(analyzer_group(&an, &own, 103, 100, 1, "worker"), g);
 	ck_assert_int_eq(analyzer_group(&an, &own, 50, -2, 0, "gone")->id, 50);	/* tgid unknown */
 	ck_assert_uint_eq(own.groups.n, 2);
-	ck_assert_int_eq(analyzer_tgid(&an, 104), 100);
 	analyzer_groups_clear(&own);
 	ck_assert_uint_eq(own.groups.n, 0);
 	analyzer_groups_fini(&own);

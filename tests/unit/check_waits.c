@@ -826,6 +826,13 @@ START_TEST(test_escape_c1)
 	/* a lead byte cut from its control at @max is printed alone: it controls nothing */
 	ck_assert_str_eq(buf, "a?31mb?[0m?c|caf\xc3\xa9 \xe2\x82\xac\xc2\xa0|?x  |abc\xc2|ab??");
 	free(buf);
+	/* text_clean(), in place: the same rule (a recording's texts) */
+	{
+		char t[] = "a\xc2\x9b" "31mb\x1b[0m\xc2\x85" "c caf\xc3\xa9\xc2\xa0\x7f";
+
+		text_clean(t);
+		ck_assert_str_eq(t, "a?31mb?[0m?c caf\xc3\xa9\xc2\xa0?");
+	}
 }
 END_TEST
 
