@@ -77,8 +77,10 @@ char *recmeta_text(const struct backend_window *m, const struct recmeta_more *x)
 			m->switches == BK_SW_SELECTED ? "selected" : "lossy");
 	if (m->cgroups && m->cgroups[0] && m->cgroups_keyed)
 		fprintf(f, "cgroups_keyed=%s\n", m->cgroups_keyed);
-	if (m->plan)
-		fputs(m->plan, f);
+	if (m->plan_backend)
+		put_oneline(f, "plan_backend", m->plan_backend);
+	if (m->plan_events)
+		put_oneline(f, "plan_events", m->plan_events);
 	if (m->extra)
 		fputs(m->extra, f);
 	if (x->tgids && x->tgids[0])

@@ -216,14 +216,14 @@ static void on_slice(void *arg, const struct an_slice *sl)
 	struct triage_state *s = arg;
 	struct tcg *c;
 
-	if (sl->cpu >= 0 && sl->cpu < AN_MAX_CPUS && sl->lost) {
-		s->in_tid[sl->cpu] = 0;
-	} else if (sl->cpu >= 0 && sl->cpu < AN_MAX_CPUS) {
-		if (s->in_tid[sl->cpu] && s->in_tid[sl->cpu] == sl->tid &&
-		    sl->end_ns >= s->in_ts[sl->cpu])
-			s->oncpu_ns += sl->end_ns - s->in_ts[sl->cpu];
-		s->in_tid[sl->cpu] = sl->next_selected ? sl->next_tid : 0;
-		s->in_ts[sl->cpu] = sl->end_ns;
+	if (sl->cpu >= 0 && sl->cpu < AN_MAX_CPUS) {
+		int32_t *in = &s->in_tid[sl->cpu];
+		uint64_t *since = &s->in_ts[sl->cpu];
+
+		if (!sl->lost && *in && *in == sl->tid && sl->end_ns >= *since)
+			s->oncpu_ns += sl->end_ns - *since;
+		*in = !sl->lost && sl->next_selected ? sl->next_tid : 0;
+		*since = sl->end_ns;
 	}
 	if (s->cg && sl->selected && sl->tid > 0 && sl->start_ns && sl->end_ns > sl->start_ns &&
 	    (c = cg_of(s, sl->tid)))

@@ -186,7 +186,8 @@ void run_window_meta(struct run *r, struct backend_window *m, uint64_t *lost)
 		snprintf(m->scope.kind, sizeof(m->scope.kind), "all");
 	}
 	m->scope.recorder = (int32_t)getpid();
-	m->plan = r->plan_meta;
+	m->plan_backend = r->plan_events ? r->ops->name : NULL;
+	m->plan_events = r->plan_events;
 	/*
 	 * how far the CPU-state model trusted the switches when the run
 	 * began: a report finds what it found, where it found it
@@ -802,7 +803,7 @@ int run_trace(const struct trace_opts *o)
 	}
 	status = run_request(r, &req);
 	/* the plan it runs, for the recording's metadata: the one --dry-run prints */
-	if (status < 0 && o->record_path && !(r->plan_meta = run_plan_meta(r, &req))) {
+	if (status < 0 && o->record_path && !(r->plan_events = run_plan_events(r, &req))) {
 		err_msg("out of memory");
 		status = EXIT_FAIL;
 	}
@@ -844,7 +845,7 @@ out_free:
 	unsized_free(&r->unsized);
 	by_cgroup_close(&r->bycg);
 	free(r->cg_dump);
-	free(r->plan_meta);
+	free(r->plan_events);
 	ksyms_free(r->ksyms);
 	usyms_free(r->usyms);
 	free(r->tids);

@@ -75,9 +75,9 @@ struct run {
 	struct cgroup_sel cg;		/* --cgroup */
 	struct by_cgroup bycg;		/* --by cgroup */
 	char *cg_dump;			/* ... its threads' cgroups for a recording */
-	char *plan_meta;		/* a recording's: the plan it ran (run_plan_meta) */
-	char recorded_plan[1200];	/* report --dry-run: what the recording's run planned */
 	char cg_keyed[4400];		/* ... and what it keys on */
+	char *plan_events;		/* a recording's: the events it traces (run_plan_events) */
+	char recorded_plan[1200];	/* report --dry-run: what the recording's run planned */
 	void *an_state;			/* the analysis's own, for the run */
 	bool stream_on;			/* it streams results to standard output */
 	bool drops_possible;		/* the drop probe found the tracepoint losing hits,
@@ -145,11 +145,10 @@ int run_print_interval(struct run *r, unsigned n, uint64_t dur_ns, bool final);
 /* --dry-run: the plan, on stdout (run_plan.c). */
 void run_print_plan(const struct run *r, const struct trace_req *req);
 /*
- * The plan a recording keeps, as its metadata's lines: plan_backend= and
- * plan_events= (the events as --dry-run says them); malloc'd, NULL when
- * out of memory.
+ * What @req traces, as --dry-run's events line says it (a recording keeps
+ * it): malloc'd, NULL when out of memory.
  */
-char *run_plan_meta(const struct run *r, const struct trace_req *req);
+char *run_plan_events(const struct run *r, const struct trace_req *req);
 /*
  * --dry-run, past the checks run_trace() made (command, output, backend):
  * what can still be checked without tracing, then the plan. An exit status.

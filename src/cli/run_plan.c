@@ -66,7 +66,7 @@ static void print_events(FILE *f, const struct run *r, const struct trace_req *r
 	fputc('\n', f);
 }
 
-char *run_plan_meta(const struct run *r, const struct trace_req *req)
+char *run_plan_events(const struct run *r, const struct trace_req *req)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -74,9 +74,7 @@ char *run_plan_meta(const struct run *r, const struct trace_req *req)
 
 	if (!f)
 		return NULL;
-	fprintf(f, "plan_backend=%s\nplan_events=", r->ops->name);
 	put_events(f, r, req);
-	fputc('\n', f);
 	if (fclose(f)) {
 		free(text);
 		return NULL;

@@ -258,7 +258,7 @@ void analyzer_add_intervals(struct analyzer *an, unsigned mode, int32_t tid, int
 
 /* @n intervals summing to @ns in @m's group of @tid: totals only */
 static void add_totals(struct analyzer *an, struct an_mode_state *m, int32_t tid,
-				int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
+		       int32_t tgid, const char *comm, uint64_t n, uint64_t ns)
 {
 	struct group *g;
 

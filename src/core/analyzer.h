@@ -419,7 +419,6 @@ void analyzer_groups_clear(struct an_mode_state *m);
  */
 struct group *analyzer_group(struct analyzer *an, struct an_mode_state *m, int32_t tid,
 			     int32_t tgid, int32_t cpu, const char *comm);
-
 void analyzer_fini(struct analyzer *an);
 void analyzer_feed(struct analyzer *an, const struct sched_event *ev);
 /*

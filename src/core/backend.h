@@ -69,11 +69,9 @@ struct backend_window {
 	 */
 	const char *extra;
 	/*
-	 * what the run planned: plan_backend= and plan_events= lines, or
-	 * NULL. From recording(): their values (the backend's name, the
-	 * events in --dry-run's words), each NULL when the file has none.
+	 * the plan the run carried out: the backend's name and the events in
+	 * --dry-run's words; each NULL: none (a file made without them)
 	 */
-	const char *plan;
 	const char *plan_backend, *plan_events;
 	int switches;			/* enum bk_switches: which the trace holds */
 	/*

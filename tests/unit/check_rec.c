@@ -426,8 +426,8 @@ START_TEST(test_recmeta_roundtrip)
 		.clock = "mono", .start_ns = 100, .end_ns = 2000000100, .lost_per_cpu = lost,
 		.ncpu = 3, .kernel_stacks = true, .recovered = 9, .cgroups = "12 /a/b\n13 /c\n",
 		.cgroups_keyed = "the v1 hierarchy 3 (cpu)", .extra = "flight=1\n",
-		.plan = "plan_backend=perf\nplan_events=sched_switch, sched_wakeup, perf "
-			"tracepoints; kernel stacks at each switch-out\n",
+		.plan_backend = "perf", .plan_events = "sched_switch, sched_wakeup, perf "
+			"tracepoints; kernel stacks at each switch-out",
 		.switches = BK_SW_SELECTED, .proc_idle = idle, .proc_listed = listed, .nproc = 3,
 	};
 	struct recmeta_more x = { .ncpu = 3, .kallsyms = "subset", .release = "6.18.0",
