@@ -8,10 +8,16 @@
 #     idle CPU when there is one: what this kernel loses); each process's
 #     histogram time plus its waits not measured must be its threads'
 #     run_delay within 2% (plus 5 us a wait: a wait timed from its
-#     sched_waking is longer by the waking-to-enqueue gap). A woken thread
-#     that preempts a busy CPU's task (the sleeper, on a loaded host) may
-#     read up to 30 us a wait above run_delay, which leaves out a late
-#     reschedule interrupt (runq(8); tests/live/pingpong.sh): never below.
+#     sched_waking is longer by the waking-to-enqueue gap). The sleeper's
+#     waits are never below run_delay, but may be far above it: a wakeup
+#     that preempts the woken CPU's task (its idle task, here) skips the
+#     clock update of the switch it causes, so run_delay leaves out the
+#     CPU's way to that switch (runq(8), schedstat): 0 us a wait where
+#     this tool and bpftrace read 8 us on one host, 38 us on another. Its
+#     upper bound is bpftrace's, timing the same waits over a window that
+#     holds this one (sched_wakeup to sched_switch, as runqlat): at most
+#     2% + 1 us a wait above it (ftrace's probe runs after BPF's on each
+#     tracepoint); without bpftrace that bound is not checked (a note).
 #  2. The default run (no options): its totals against the change in
 #     every thread's schedstat over the run, read here before and after:
 #     within 2% (what threads that exited in between waited is in the
@@ -23,7 +29,33 @@ need_live
 snapshot_save
 cpu=$(( $(nproc) - 1 ))
 
-# 1. per process
+# 1. per process; bpftrace (where it runs) times every thread's waits as
+# runqlat does, attached before the tool starts and stopped after it ends
+BT_PID=
+if ! command -v bpftrace > /dev/null; then
+	note "bpftrace not installed: the sleeper's waits are not bounded above"
+elif ! bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1; then
+	note "bpftrace cannot load programs here: the sleeper's waits are not bounded above"
+else
+	mask=$("$BIN" info --format=json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
+	cat > "$TMP/runq.bt" <<BT
+BEGIN { printf("Attached\n"); }
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_switch {
+	if (args->prev_state == 0 || args->prev_state == $mask) { @q[args->prev_pid] = nsecs; }
+	\$ns = @q[args->next_pid];
+	if (\$ns) { @sum[args->next_pid] = sum(nsecs - \$ns); @cnt[args->next_pid] = count(); }
+	delete(@q[args->next_pid]);
+}
+END { clear(@q); }
+BT
+	: > "$TMP/bt.txt"
+	bpftrace "$TMP/runq.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
+	BT_PID=$!
+	BG_PIDS="$BG_PIDS $BT_PID"
+	for _ in $(seq 1 300); do grep -q Attached "$TMP/bt.txt" && break; sleep 0.05; done
+	grep -q Attached "$TMP/bt.txt" || { cat "$TMP/bt.err"; fail "bpftrace did not attach"; }
+fi
 run_bg "$TMP/p.json" "$TMP/p.err" runq -P --format=json 4
 wait_banner "$TMP/p.err"
 "$WORKLOAD" sleep 300 5 > "$TMP/pp.json" &
@@ -36,11 +68,32 @@ wait "$TOOL_PID" || { cat "$TMP/p.err"; fail "runq -P exited with $?"; }
 # every thread of each, its main thread too (parked now: final)
 echo "$pp $(sched_sum "$pp")" > "$TMP/sums"	# the sleeper first
 echo "$rq $(sched_sum "$rq")" >> "$TMP/sums"
+ls "/proc/$pp/task" > "$TMP/pp.tids"
+: > "$TMP/bt.sums"
+if [ -n "$BT_PID" ]; then
+	misses=$(bt_misses "$BT_PID")
+	stop_bpftrace "$BT_PID" || fail "bpftrace did not exit on SIGINT or SIGTERM"
+	if [ "${misses:-0}" -gt 0 ]; then
+		note "the kernel skipped bpftrace's programs $misses times: the sleeper's waits are not bounded above"
+	else	# the sleeper's threads' waits by bpftrace: "NS N"
+		"$PY" - "$TMP/bt.txt" "$TMP/pp.tids" > "$TMP/bt.sums" <<'PYEOF'
+import re, sys
+m = {}
+for l in open(sys.argv[1]):
+    r = re.match(r"@(sum|cnt)\[(\d+)\]: (\d+)", l)
+    if r:
+        m[(r.group(1), int(r.group(2)))] = int(r.group(3))
+tids = [int(t) for t in open(sys.argv[2]).read().split()]
+print(sum(m.get(("sum", t), 0) for t in tids), sum(m.get(("cnt", t), 0) for t in tids))
+PYEOF
+	fi
+fi
 kill "$pp" "$rq"; wait "$pp" "$rq" 2> /dev/null
 check_restored "runq -P --format=json 4"
-"$PY" - "$TMP/p.json" "$TMP/sums" <<'PYEOF' || fail "per-process totals do not match schedstat"
+"$PY" - "$TMP/p.json" "$TMP/sums" "$TMP/bt.sums" <<'PYEOF' || fail "per-process totals do not match schedstat"
 import json, sys
 out = json.load(open(sys.argv[1]))
+bt = [int(x) for x in open(sys.argv[3]).read().split()]
 groups = {g["pid"]: g for g in out["groups"]}
 ok = True
 print("backend %s, partial %s, unmeasured %d (%s ns), totals %s" % (
@@ -48,7 +101,6 @@ print("backend %s, partial %s, unmeasured %d (%s ns), totals %s" % (
     out["incomplete"].get("unmeasured_ns"), out.get("totals")))
 for i, line in enumerate(open(sys.argv[2])):
     pid, rd, n, _ = (int(x) for x in line.split())
-    above = 30000 if i == 0 else 5000	# the sleeper first: wake-preempt waits
     wl = {"pid": pid}
     g = groups.get(pid)
     if g is None:
@@ -66,8 +118,12 @@ for i, line in enumerate(open(sys.argv[2])):
         print("  waits not measured, none lost, yet the totals are not called exact"); ok = False
     if tot < rd - slack and not out["events"]["lost"]:
         print("  below run_delay by more than 2%% + 5 us a wait: waits missing"); ok = False
-    if tot > rd + 0.02 * rd + above * n:
-        print("  above run_delay by more than 2%% + %d us a wait" % (above // 1000)); ok = False
+    if i > 0 and tot > rd + 0.02 * rd + 5000 * n:
+        print("  above run_delay by more than 2% + 5 us a wait"); ok = False
+    if i == 0 and bt:	# the sleeper: wake-preempt waits, which run_delay leaves out
+        print("  bpftrace: %.3f ms (%d waits): %+.2f%%" % (bt[0] / 1e6, bt[1], 100 * (tot - bt[0]) / max(bt[0], 1)))
+        if tot > bt[0] + 0.02 * bt[0] + 1000 * n:
+            print("  above bpftrace's by more than 2% + 1 us a wait"); ok = False
 sys.exit(0 if ok else 1)
 PYEOF
 
