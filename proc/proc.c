@@ -423,16 +423,16 @@ static int proc_collect(struct backend *b, struct analyzer *an, char *err, size_
 		};
 
 		if (nblk) {
-			t.s_ns = blk * p->n_s / nblk;
-			t.d_ns = blk * p->n_d / nblk;
-			t.other_ns = blk - t.s_ns - t.d_ns;
+			t.blk.s_ns = blk * p->n_s / nblk;
+			t.blk.d_ns = blk * p->n_d / nblk;
+			t.blk.other_ns = blk - t.blk.s_ns - t.blk.d_ns;
 		} else {
-			t.other_ns = blk;
+			t.blk.other_ns = blk;
 		}
 		if (b->state_letters[0]) {
 			/* --state S/D: the sampled share of the blocked time */
-			uint64_t ns = (strchr(b->state_letters, 'S') ? t.s_ns : 0) +
-				      (strchr(b->state_letters, 'D') ? t.d_ns : 0);
+			uint64_t ns = (strchr(b->state_letters, 'S') ? t.blk.s_ns : 0) +
+				      (strchr(b->state_letters, 'D') ? t.blk.d_ns : 0);
 
 			t.off_n = blk ? (uint64_t)((double)t.blk_n * (double)ns / (double)blk) : 0;
 			t.off_ns = ns;

@@ -502,9 +502,9 @@ static void on_totals(void *arg, const struct an_thread *a, int32_t tgid)
 		comm_copy(t->comm, a->comm);
 	t->on_ns += a->oncpu_ns;
 	count(p, t, PK_RUNQ, 0, 0, a->runq_ns);
-	count(p, t, PK_OFF_S, 0, 0, a->s_ns);
-	count(p, t, PK_OFF_D, 0, 0, a->d_ns);
-	count(p, t, PK_OFF_OTHER, 0, 0, a->other_ns);
+	count(p, t, PK_OFF_S, 0, 0, a->blk.s_ns);
+	count(p, t, PK_OFF_D, 0, 0, a->blk.d_ns);
+	count(p, t, PK_OFF_OTHER, 0, 0, a->blk.other_ns);
 }
 
 /* an interval open at the window's end: its stacks and wakeup, for close_window */

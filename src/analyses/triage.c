@@ -241,17 +241,6 @@ static void on_wait(void *arg, const struct an_wait *w)
 	}
 }
 
-/* @ns of blocked time begun in state @kind (AN_BLK_*) onto @g's split */
-static void add_blk(struct group *g, unsigned kind, uint64_t ns)
-{
-	if (kind == AN_BLK_S)
-		g->blk_s_ns += ns;
-	else if (kind == AN_BLK_D)
-		g->blk_d_ns += ns;
-	else if (kind == AN_BLK_OTHER)
-		g->blk_other_ns += ns;
-}
-
 /*
  * --by cgroup: an interval that began blocked, to its wakeup; a process
  * that started processes of its own (a shell, make) asleep waits for its
@@ -290,7 +279,7 @@ static void on_off(void *arg, const struct an_off *o)
 	g = analyzer_group(s->an, &s->blk, o->tid, o->tgid, o->cpu, o->comm_given);
 	if (g) {
 		hist_add(&g->h, o->blocked_ns, s->an->cfg.unit_ns);
-		add_blk(g, o->blk, o->blocked_ns);
+		blk_split_add(&g->blk, o->blk, o->blocked_ns);
 	}
 }
 
@@ -337,17 +326,15 @@ static void on_totals(void *arg, const struct an_thread *t, int32_t tgid)
 	if ((t->blk_n || t->blk_ns) &&
 	    (g = analyzer_group(s->an, &s->blk, t->tid, tgid, -1, t->comm))) {
 		hist_add_total(&g->h, t->blk_n, t->blk_ns, s->an->cfg.unit_ns);
-		g->blk_s_ns += t->s_ns;
-		g->blk_d_ns += t->d_ns;
-		g->blk_other_ns += t->other_ns;
+		blk_split_merge(&g->blk, &t->blk);
 	}
 	if (!s->cg || !(c = cg_of(s, t->tid)))
 		return;
 	c->running_ns += t->oncpu_ns;
 	c->runq_ns += t->runq_ns;
 	hist_add_total(&c->runq, t->runq_n, t->runq_ns, s->an->cfg.unit_ns);
-	c->blk_d_ns += t->d_ns;
-	c->blk_s_ns += t->s_ns + t->other_ns;
+	c->blk_d_ns += t->blk.d_ns;
+	c->blk_s_ns += t->blk.s_ns + t->blk.other_ns;
 	hist_add_total(&c->blk, t->blk_n, t->blk_ns, s->an->cfg.unit_ns);
 }
 
@@ -449,7 +436,7 @@ static void blocked_split(const struct triage_state *st, const struct an_view *v
 	in->blocked_ns = in->blocked_d_ns = in->blocked_s_ns = in->parent_wait_ns = 0;
 	for (i = 0; i < gs->n; i++) {
 		const struct group *g = gs->v[i];
-		uint64_t sl = g->blk_s_ns + g->blk_other_ns;
+		uint64_t sl = g->blk.s_ns + g->blk.other_ns;
 
 		/*
 		 * a parent asleep while its children work: their time tells,
@@ -457,16 +444,16 @@ static void blocked_split(const struct triage_state *st, const struct an_view *v
 		 * blocked_merge) are apart
 		 */
 		if (g->parent) {
-			in->parent_wait_ns += sl + g->blk_d_ns;
+			in->parent_wait_ns += sl + g->blk.d_ns;
 			continue;
 		}
-		in->blocked_d_ns += g->blk_d_ns;
+		in->blocked_d_ns += g->blk.d_ns;
 		in->blocked_s_ns += sl;
-		if (g->blk_d_ns && blocked_candidate(v, g, false) &&
-		    (!d || g->blk_d_ns > d->blk_d_ns))
+		if (g->blk.d_ns && blocked_candidate(v, g, false) &&
+		    (!d || g->blk.d_ns > d->blk.d_ns))
 			d = g;
 		if (sl && blocked_candidate(v, g, true) &&
-		    (!s || sl > s->blk_s_ns + s->blk_other_ns))
+		    (!s || sl > s->blk.s_ns + s->blk.other_ns))
 			s = g;
 	}
 	in->blocked_ns = in->blocked_d_ns + in->blocked_s_ns;

@@ -284,9 +284,7 @@ void analyzer_add_thread(struct analyzer *an, const struct an_thread *t)
 	/* switched in pcount times, for exec time in all */
 	if (an->cfg.modes & AN_ONCPU)
 		add_totals(an, &an->on, t->tid, tgid, t->comm, t->runq_n, t->oncpu_ns);
-	an->counts.blocked_s_ns += t->s_ns;
-	an->counts.blocked_d_ns += t->d_ns;
-	an->counts.blocked_other_ns += t->other_ns;
+	blk_split_merge(&an->counts.blocked, &t->blk);
 	if (tgid == -2)
 		tgid = an_tgid_lookup(an, t->tid);
 	for (i = 0; i < an->nsinks; i++)

@@ -108,6 +108,24 @@ struct an_off {			/* an off-CPU interval of a selected thread ended */
 
 enum { AN_BLK_S, AN_BLK_D, AN_BLK_OTHER, AN_BLK_NONE };	/* an_off.blk */
 
+/* @ns of blocked time that began in @kind (AN_BLK_*: _NONE adds nothing) onto @b */
+static inline void blk_split_add(struct blk_split *b, unsigned kind, uint64_t ns)
+{
+	if (kind == AN_BLK_S)
+		b->s_ns += ns;
+	else if (kind == AN_BLK_D)
+		b->d_ns += ns;
+	else if (kind == AN_BLK_OTHER)
+		b->other_ns += ns;
+}
+
+static inline void blk_split_merge(struct blk_split *to, const struct blk_split *from)
+{
+	to->s_ns += from->s_ns;
+	to->d_ns += from->d_ns;
+	to->other_ns += from->other_ns;
+}
+
 struct an_slice {		/* a task's stretch on a CPU: switch-in -> switch-out */
 	uint64_t start_ns, end_ns;	/* start 0: not known (before the window, or a
 					 * switch the trace lost) */
@@ -328,9 +346,8 @@ struct an_counts {
 	uint64_t no_stack;		/* ... summed without the stack asked for */
 	uint64_t late_kstacks;		/* kernel stacks read while blocked
 					 * (analyzer_late_kstacks) */
-	/* off-CPU time of intervals that began asleep (S), in an
-	 * uninterruptible wait (D: disk, some locks), or other blocked */
-	uint64_t blocked_s_ns, blocked_d_ns, blocked_other_ns;
+	/* off-CPU time of intervals that began blocked, by that state */
+	struct blk_split blocked;
 };
 
 struct an_mode_state {
@@ -491,7 +508,7 @@ struct an_thread {
 	uint64_t off_n, off_ns;		/* off-CPU intervals (switches), time off */
 	uint64_t blk_n, blk_ns;		/* of those, blocked: neither running nor waiting */
 	uint64_t oncpu_ns;
-	uint64_t s_ns, d_ns, other_ns;	/* blocked time by sampled state */
+	struct blk_split blk;		/* blocked time by sampled state */
 };
 void analyzer_add_thread(struct analyzer *an, const struct an_thread *t);
 

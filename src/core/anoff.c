@@ -18,18 +18,6 @@ static unsigned blk_kind(const struct analyzer *an, int64_t state)
 	return sched_state_runnable(&an->cfg.states, state) ? AN_BLK_NONE : AN_BLK_OTHER;
 }
 
-/* @ns of blocked time of @kind onto the three sums that split it. */
-static void add_blk(uint64_t *s_ns, uint64_t *d_ns, uint64_t *other_ns, unsigned kind,
-		    uint64_t ns)
-{
-	if (kind == AN_BLK_S)
-		*s_ns += ns;
-	else if (kind == AN_BLK_D)
-		*d_ns += ns;
-	else if (kind == AN_BLK_OTHER)
-		*other_ns += ns;
-}
-
 bool an_off_state_wanted(const struct an_cfg *c, int64_t state)
 {
 	if (c->off_state_all)
@@ -92,8 +80,7 @@ int an_close_off(struct analyzer *an, struct task *t, uint64_t end, int32_t tgid
 		an_emit_off(an, &o);
 	}
 	/* blocked time by the state it began in */
-	add_blk(&an->counts.blocked_s_ns, &an->counts.blocked_d_ns,
-		&an->counts.blocked_other_ns, kind, d);
+	blk_split_add(&an->counts.blocked, kind, d);
 	if (c->stacks) {
 		int64_t id = t->tid;
 

@@ -15,6 +15,11 @@
 
 #define GROUP_OTHER INT64_MIN	/* id of the overflow group */
 
+/* blocked time by the state it began in: a sleep (S), D (disk, some locks), another block */
+struct blk_split {
+	uint64_t s_ns, d_ns, other_ns;
+};
+
 struct group {
 	int64_t id;
 	char comm[COMM_LEN];	/* last comm seen for this id ("" if none) */
@@ -27,9 +32,9 @@ struct group {
 	 */
 	uint64_t unmeasured_ns, unmeasured_unsized;
 	bool unmeasured_sized;
-	/* triage: blocked time by the state it began in (S, D, other), the
-	 * wait for a CPU after the wakeup left out */
-	uint64_t blk_s_ns, blk_d_ns, blk_other_ns;
+	/* triage: blocked time by the state it began in, the wait for a CPU
+	 * after the wakeup left out */
+	struct blk_split blk;
 	bool parent;		/* triage: it started a process of its own */
 	bool named;		/* comm is the process's own name */
 	bool name_tried;	/* ... looked up once */

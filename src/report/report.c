@@ -265,10 +265,10 @@ static void print_trailer(FILE *f, const struct report *r)
 			"exited before it was looked up, or a recording lists none for it)\n",
 			c->tgid_unknown, c->tgid_unknown == 1 ? "" : "s");
 	if (r->measure == MEASURE_OFFCPU &&
-	    (c->blocked_s_ns || c->blocked_d_ns || c->blocked_other_ns))
+	    (c->blocked.s_ns || c->blocked.d_ns || c->blocked.other_ns))
 		fprintf(f, "# blocked by state: sleeping (S) %.1f ms, uninterruptible (D, disk and "
-			"some locks) %.1f ms, other %.1f ms%s\n", (double)c->blocked_s_ns / 1e6,
-			(double)c->blocked_d_ns / 1e6, (double)c->blocked_other_ns / 1e6,
+			"some locks) %.1f ms, other %.1f ms%s\n", (double)c->blocked.s_ns / 1e6,
+			(double)c->blocked.d_ns / 1e6, (double)c->blocked.other_ns / 1e6,
 			r->sampling ? " (split by the states sampled)" : "");
 	print_steal(f, r);
 	if (r->sampling)

@@ -1384,7 +1384,7 @@ START_TEST(test_profile_totals)
 {
 	struct an_thread t = { .tid = 7, .comm = "a", .runq_n = 3, .runq_ns = 100 * US,
 			       .off_n = 4, .off_ns = 700 * US, .blk_n = 2, .blk_ns = 600 * US,
-			       .oncpu_ns = 300 * US, .s_ns = 450 * US, .d_ns = 150 * US };
+			       .oncpu_ns = 300 * US, .blk = { .s_ns = 450 * US, .d_ns = 150 * US } };
 	char *out;
 
 	start("profile", "");
