@@ -167,7 +167,7 @@ static void profile_configure(const struct trace_opts *o, struct an_cfg *cfg)
 static struct pthread *in_cgroup(struct profile *p, struct pthread *t)
 {
 	if (p->o->key == KEY_CGROUP)
-		t->cg = an_cgroup_id(p->an, t->tid);
+		t->r.cg = an_cgroup_id(p->an, t->r.tid);
 	return t;
 }
 
@@ -178,7 +178,7 @@ struct pthread *profile_thread_find(struct profile *p, int32_t tid)
 
 	for (i = posindex_first(&p->tindex, tid_hash32(tid)); p->tindex.slot[i] >= 0;
 	     i = posindex_next(&p->tindex, i))
-		if (p->t[p->tindex.slot[i]].tid == tid)
+		if (p->t[p->tindex.slot[i]].r.tid == tid)
 			return &p->t[p->tindex.slot[i]];
 	return NULL;
 }
@@ -197,8 +197,8 @@ static struct pthread *thread_of(struct profile *p, int32_t tid)
 	}
 	p->t = nt;
 	memset(&p->t[p->nt], 0, sizeof(p->t[0]));
-	p->t[p->nt].tid = tid;
-	p->t[p->nt].tgid = -1;
+	p->t[p->nt].r.tid = tid;
+	p->t[p->nt].r.tgid = -1;
 	for (i = posindex_first(&p->tindex, tid_hash32(tid)); p->tindex.slot[i] >= 0;
 	     i = posindex_next(&p->tindex, i))
 		;
@@ -232,8 +232,8 @@ static struct pkey key_of(const struct pthread *t, int32_t cg, unsigned kind, ui
 	struct pkey k;
 
 	memset(&k, 0, sizeof(k));
-	k.id = t->tid;
-	k.tgid = t->tgid;
+	k.id = t->r.tid;
+	k.tgid = t->r.tgid;
 	k.cg = cg;
 	k.kind = kind;
 	k.kstack = ks;
@@ -245,7 +245,7 @@ static struct pkey key_of(const struct pthread *t, int32_t cg, unsigned kind, ui
 static void add(struct profile *p, const struct pthread *t, unsigned kind, uint32_t ks,
 		uint32_t us, uint64_t ns)
 {
-	struct pkey k = key_of(t, p->o->key == KEY_CGROUP ? t->cg : 0, kind, ks, us);
+	struct pkey k = key_of(t, p->o->key == KEY_CGROUP ? t->r.cg : 0, kind, ks, us);
 	struct pent *e;
 
 	if (!ns)
@@ -261,7 +261,7 @@ static void add(struct profile *p, const struct pthread *t, unsigned kind, uint3
 static void count(struct profile *p, struct pthread *t, unsigned kind, uint32_t ks, uint32_t us,
 		  uint64_t ns)
 {
-	t->ns[kind] += ns;
+	t->r.ns[kind] += ns;
 	add(p, t, kind, ks, us, ns);
 }
 
@@ -274,10 +274,10 @@ static void to_children(struct profile *p, struct pthread *t, const struct pendi
 {
 	struct pkey k = key_of(t, pd->cg, pd->kind, 0, pd->ustack);
 	struct pent *e = entry(p, &k, false);
-	uint64_t ns = pd->ns < t->ns[pd->kind] ? pd->ns : t->ns[pd->kind];
+	uint64_t ns = pd->ns < t->r.ns[pd->kind] ? pd->ns : t->r.ns[pd->kind];
 
-	t->ns[pd->kind] -= ns;
-	t->ns[PK_CHILDREN] += ns;
+	t->r.ns[pd->kind] -= ns;
+	t->r.ns[PK_CHILDREN] += ns;
 	if (!e)
 		return;
 	if (ns > e->ns)
@@ -321,9 +321,9 @@ static void on_sample(void *arg, const struct an_sample *s)
 		return;
 	p->sampled = true;
 	if (s->tgid > 0)
-		t->tgid = s->tgid;
-	t->samples++;
-	t->samples_ns += s->period_ns;
+		t->r.tgid = s->tgid;
+	t->r.samples++;
+	t->r.samples_ns += s->period_ns;
 	ks = s->kdepth ? stacktab_intern(&p->an->kstacks, s->kframes, s->kdepth) : 0;
 	us = s->udepth ? stacktab_intern(&p->an->ustacks, s->uframes, s->udepth) : 0;
 	add(p, t, PK_ONCPU, ks, us, s->period_ns);
@@ -333,7 +333,7 @@ static void on_sample(void *arg, const struct an_sample *s)
 static uint64_t slice_from(const struct profile *p, const struct pthread *t, uint64_t start_ns)
 {
 	return start_ns ? start_ns : t->on_since ? t->on_since :
-	       !t->seen_out && !t->off_since ? (t->born ? t->born : p->first_ts) : 0;
+	       !t->seen_out && !t->off_since ? (t->r.born ? t->r.born : p->first_ts) : 0;
 }
 
 /*
@@ -370,7 +370,7 @@ static void on_slice(void *arg, const struct an_slice *sl)
 		if (sl->tid > 0 && sl->selected && (t = thread_of(p, sl->tid)) &&
 		    (from = slice_from(p, t, sl->start_ns))) {
 			if (sl->end_ns > from)
-				t->on_ns += sl->end_ns - from;
+				t->r.on_ns += sl->end_ns - from;
 			t->on_since = 0;
 			t->off_since = sl->end_ns;
 			t->off_state = SCHED_STATE_UNKNOWN;
@@ -391,21 +391,21 @@ static void on_slice(void *arg, const struct an_slice *sl)
 		if (!from)
 			from = sl->in_by;
 		if (sl->comm[0])
-			comm_copy(t->comm, sl->comm);	/* the latest: an exec renames it */
+			comm_copy(t->r.comm, sl->comm);	/* the latest: an exec renames it */
 		if (from && sl->end_ns > from)
-			t->on_ns += sl->end_ns - from;
+			t->r.on_ns += sl->end_ns - from;
 		t->on_since = 0;
 		t->off_since = sl->end_ns;
 		t->off_state = sl->state;
 		t->seen_out = true;
 		if (dead)
-			t->died = sl->end_ns;
+			t->r.died = sl->end_ns;
 		switched_out(p, t, dead);
 	}
 	if (sl->next_tid > 0 && sl->next_selected && (t = thread_of(p, sl->next_tid))) {
 		if (!t->seen_out && !t->on_since && !t->ran) {
-			if (t->born)	/* created, then its first wait for a CPU */
-				count(p, t, PK_RUNQ, 0, 0, sl->end_ns - t->born);
+			if (t->r.born)	/* created, then its first wait for a CPU */
+				count(p, t, PK_RUNQ, 0, 0, sl->end_ns - t->r.born);
 			else		/* off since before the window: its state and stack unknown */
 				count(p, t, PK_OFF_OTHER, 0, 0, sl->end_ns - p->first_ts);
 		}
@@ -420,12 +420,12 @@ static bool child_of(struct profile *p, const struct pthread *w, const struct pt
 {
 	const struct pthread *c;
 
-	if (!w->creator || (w->tgid > 0 && w->tgid != w->tid) || (t->tgid > 0 && w->tgid == t->tgid))
+	if (!w->creator || (w->r.tgid > 0 && w->r.tgid != w->r.tid) || (t->r.tgid > 0 && w->r.tgid == t->r.tgid))
 		return false;
-	if (w->creator == t->tid)
+	if (w->creator == t->r.tid)
 		return true;
 	c = profile_thread_find(p, w->creator);
-	return c && t->tgid > 0 && c->tgid == t->tgid;
+	return c && t->r.tgid > 0 && c->r.tgid == t->r.tgid;
 }
 
 /*
@@ -442,11 +442,11 @@ static unsigned by_waker(struct profile *p, struct pthread *t, const struct an_o
 	if (!t->woke_by || t->woke_at < o->start_ns || t->woke_at > o->end_ns ||
 	    !(w = profile_thread_find(p, t->woke_by)) || !child_of(p, w, t))
 		return kind;
-	if (w->died && w->last_in <= t->woke_at)
+	if (w->r.died && w->last_in <= t->woke_at)
 		return PK_CHILDREN;
 	/* still on the CPU it woke @t from (since before the window, if no switch) */
-	if (!w->died && (w->on_since ? w->on_since <= t->woke_at : !w->off_since))
-		w->pend = (struct pending){ t->tid, p->o->key == KEY_CGROUP ? t->cg : 0, kind,
+	if (!w->r.died && (w->on_since ? w->on_since <= t->woke_at : !w->off_since))
+		w->pend = (struct pending){ t->r.tid, p->o->key == KEY_CGROUP ? t->r.cg : 0, kind,
 					    o->ustack, ns };
 	return kind;
 }
@@ -468,9 +468,9 @@ static void on_off(void *arg, const struct an_off *o)
 	if (!t)
 		return;
 	if (o->tgid > 0)
-		t->tgid = o->tgid;
-	if (!t->comm[0])
-		comm_copy(t->comm, o->comm);
+		t->r.tgid = o->tgid;
+	if (!t->r.comm[0])
+		comm_copy(t->r.comm, o->comm);
 	if (preempted || (wake >= o->start_ns && wake <= o->end_ns))
 		runq = preempted ? o->end_ns - o->start_ns : o->end_ns - wake;
 	else
@@ -495,12 +495,12 @@ static void on_totals(void *arg, const struct an_thread *a, int32_t tgid)
 
 	if (!t)
 		return;
-	p->totals = t->totals = true;
+	p->totals = t->r.totals = true;
 	if (tgid > 0)
-		t->tgid = tgid;
+		t->r.tgid = tgid;
 	if (a->comm && a->comm[0])
-		comm_copy(t->comm, a->comm);
-	t->on_ns += a->oncpu_ns;
+		comm_copy(t->r.comm, a->comm);
+	t->r.on_ns += a->oncpu_ns;
 	count(p, t, PK_RUNQ, 0, 0, a->runq_ns);
 	count(p, t, PK_OFF_S, 0, 0, a->blk.s_ns);
 	count(p, t, PK_OFF_D, 0, 0, a->blk.d_ns);
@@ -535,8 +535,8 @@ static void on_wake(void *arg, const struct an_wake *w)
 	if (!w->selected)
 		return;
 	if (w->type == SEV_WAKEUP_NEW) {
-		if ((t = thread_of(p, w->tid)) && !t->born) {
-			t->born = w->ts;
+		if ((t = thread_of(p, w->tid)) && !t->r.born) {
+			t->r.born = w->ts;
 			t->creator = w->waker > 0 && w->waker != w->tid ? w->waker : 0;
 		}
 		return;
@@ -673,10 +673,10 @@ static int children_by_stack(struct profile *p, const struct an_view *v)
 			continue;
 		t = profile_thread_find(p, e->k.id);
 		if (t) {
-			uint64_t ns = e->ns < t->ns[e->k.kind] ? e->ns : t->ns[e->k.kind];
+			uint64_t ns = e->ns < t->r.ns[e->k.kind] ? e->ns : t->r.ns[e->k.kind];
 
-			t->ns[e->k.kind] -= ns;
-			t->ns[PK_CHILDREN] += ns;
+			t->r.ns[e->k.kind] -= ns;
+			t->r.ns[PK_CHILDREN] += ns;
 		}
 		e->k.kind = PK_CHILDREN;	/* a key of its own: no other has this stack */
 	}
@@ -700,8 +700,8 @@ static int close_window(struct profile *p, const struct an_view *v, uint64_t end
 		struct pthread *t = &p->t[i];
 
 		if (t->on_since && end > t->on_since)
-			t->on_ns += end - t->on_since;
-		else if (t->off_since && !t->died && end > t->off_since) {
+			t->r.on_ns += end - t->on_since;
+		else if (t->off_since && !t->r.died && end > t->off_since) {
 			/* blocked until its wakeup (if any), then waiting for a CPU */
 			unsigned kind = off_kind(p->an, t->off_state);
 			bool preempted = t->off_state != SCHED_STATE_UNKNOWN &&
@@ -715,11 +715,11 @@ static int close_window(struct profile *p, const struct an_view *v, uint64_t end
 		}
 		t->on_since = t->off_since = 0;
 		if (!p->sampled)
-			add(p, t, PK_ONCPU_NOSAMPLE, 0, 0, t->on_ns);
-		if (!t->comm[0]) {
+			add(p, t, PK_ONCPU_NOSAMPLE, 0, 0, t->r.on_ns);
+		if (!t->r.comm[0]) {
 			const char *c = "[unknown]";
 
-			comm_copy(t->comm, c);
+			comm_copy(t->r.comm, c);
 		}
 	}
 	return children_by_stack(p, v);
@@ -728,7 +728,7 @@ static int close_window(struct profile *p, const struct an_view *v, uint64_t end
 /* the busiest first: on a CPU, waiting for one or in D; then the longest lived */
 static int by_total(const void *a, const void *b)
 {
-	const struct pthread *x = a, *y = b;
+	const struct prow *x = a, *y = b;
 	uint64_t bx = x->on_ns + x->ns[PK_RUNQ] + x->ns[PK_OFF_D];
 	uint64_t by = y->on_ns + y->ns[PK_RUNQ] + y->ns[PK_OFF_D];
 
@@ -743,8 +743,13 @@ static int by_total(const void *a, const void *b)
 	return strncmp(x->comm, y->comm, COMM_LEN);
 }
 
+static int by_total_thread(const void *a, const void *b)
+{
+	return by_total(&((const struct pthread *)a)->r, &((const struct pthread *)b)->r);
+}
+
 /* does thread @t belong in merged row @r? (-P: its process, --by: its name, its cgroup) */
-static bool row_has(const struct profile *p, const struct pthread *r, const struct pthread *t)
+static bool row_has(const struct profile *p, const struct prow *r, const struct prow *t)
 {
 	switch (p->o->key) {
 	case KEY_CGROUP:
@@ -761,15 +766,14 @@ static bool row_has(const struct profile *p, const struct pthread *r, const stru
  * after an exec, the program's), --by cgroup per cgroup (the one each
  * thread was in at its last event), largest first; NULL: out of memory
  */
-static struct pthread *merge_rows(const struct profile *p, uint64_t start, uint64_t end,
-				  size_t *n)
+static struct prow *merge_rows(const struct profile *p, uint64_t start, uint64_t end, size_t *n)
 {
-	struct pthread *r = calloc(p->nt ? p->nt : 1, sizeof(*r));
+	struct prow *r = calloc(p->nt ? p->nt : 1, sizeof(*r));
 	size_t i, j, k;
 
 	*n = 0;
 	for (i = 0; r && i < p->nt; i++) {
-		const struct pthread *t = &p->t[i];
+		const struct prow *t = &p->t[i].r;
 
 		for (j = 0; j < *n && !row_has(p, &r[j], t); j++)
 			;
@@ -803,16 +807,18 @@ static void sort_reindex(struct profile *p)
 	size_t i;
 
 	if (p->nt)
-		qsort(p->t, p->nt, sizeof(*p->t), by_total);
+		qsort(p->t, p->nt, sizeof(*p->t), by_total_thread);
 	posindex_clear(&p->tindex);
 	for (i = 0; i < p->nt; i++)
-		posindex_put(&p->tindex, tid_hash32(p->t[i].tid), (int32_t)i);
+		posindex_put(&p->tindex, tid_hash32(p->t[i].r.tid), (int32_t)i);
 }
 
 /* the output's lookups (struct prof_out) */
-static const struct pthread *out_thread(void *arg, int32_t tid)
+static const struct prow *out_thread(void *arg, int32_t tid)
 {
-	return profile_thread_find(arg, tid);
+	const struct pthread *t = profile_thread_find(arg, tid);
+
+	return t ? &t->r : NULL;
 }
 
 static const char *out_cgroup_name(void *arg, int id, const char **path)
@@ -834,7 +840,7 @@ static int profile_print(void *state, const struct an_view *v, enum out_format f
 		.start = v->iv_start_ns ? v->iv_start_ns : p->first_ts,
 		.end = v->iv_end_ns ? v->iv_end_ns : p->last_ts,
 	};
-	struct pthread *rows = NULL;
+	struct prow *rows;
 	struct stack_report sr;
 	struct report rep;
 	size_t i;
@@ -848,14 +854,17 @@ static int profile_print(void *state, const struct an_view *v, enum out_format f
 	if (ret)
 		return ret;
 	sort_reindex(p);
-	a.rows = p->t;
-	a.nrows = p->nt;
 	if (p->o->key == KEY_PID || p->o->key == KEY_COMM || p->o->key == KEY_CGROUP) {
 		rows = merge_rows(p, a.start, a.end, &a.nrows);
-		if (!rows)
-			return -ENOMEM;
-		a.rows = rows;
+	} else {	/* the threads' own rows */
+		rows = calloc(p->nt ? p->nt : 1, sizeof(*rows));
+		for (i = 0; rows && i < p->nt; i++)
+			rows[i] = p->t[i].r;
+		a.nrows = p->nt;
 	}
+	if (!rows)
+		return -ENOMEM;
+	a.rows = rows;
 	/* what the window's accounting left for the output to say */
 	a.sampled = p->sampled;
 	a.totals = p->totals;
@@ -864,7 +873,7 @@ static int profile_print(void *state, const struct an_view *v, enum out_format f
 	a.v = p->v;
 	a.n = p->n;
 	for (i = 0; i < p->nt; i++)
-		a.samples += p->t[i].samples;
+		a.samples += p->t[i].r.samples;
 	histan_fill(&p->h, v, fmt, &v->an->on, MEASURE_ONCPU, &rep, &sr);
 	rep.stacks = NULL;
 	ret = wallprof_print(&a, fmt, &rep, f);

@@ -72,7 +72,7 @@ static uint32_t name_frames(const struct prof_out *a, bool user, bool switched, 
  */
 static void line_head(FILE *f, const struct prof_out *a, const struct pent *e)
 {
-	const struct pthread *t = a->thread(a->arg, e->k.id), *leader;
+	const struct prow *t = a->thread(a->arg, e->k.id), *leader;
 	const char *path;
 
 	switch (a->key) {
@@ -139,7 +139,7 @@ static int fold_lines(struct prof_out *a, struct fold_line **out, uint32_t *n)
 }
 
 /* the part of @t's life no kind holds: switches the trace lost */
-static uint64_t unplaced_of(const struct pthread *t, const struct prof_out *a)
+static uint64_t unplaced_of(const struct prow *t, const struct prof_out *a)
 {
 	uint64_t w = wall_ns(t, a->start, a->end), tot = total_ns(t);
 
@@ -175,7 +175,7 @@ static void totals_of(const struct prof_out *a, struct ptotal *s)
 	memset(s, 0, sizeof(*s));
 	s->rows = a->nrows;
 	for (i = 0; i < a->nrows; i++) {
-		const struct pthread *t = &a->rows[i];
+		const struct prow *t = &a->rows[i];
 
 		s->threads += t->nthreads ? t->nthreads : 1;
 		s->wall += wall_ns(t, a->start, a->end);
@@ -247,7 +247,7 @@ static void print_totals(FILE *f, const struct prof_out *a, const struct ptotal 
 }
 
 /* one row's label: TID COMM, PID COMM, COMM THREADS or CGROUP THREADS */
-static void row_label(FILE *f, const struct prof_out *a, const struct pthread *t)
+static void row_label(FILE *f, const struct prof_out *a, const struct prow *t)
 {
 	const char *path;
 
@@ -401,7 +401,7 @@ static void json_times(FILE *f, uint64_t wall, uint64_t on, uint64_t sampled, ui
 		ns[PK_OFF_D], ns[PK_OFF_OTHER], ns[PK_CHILDREN], unplaced_ns);
 }
 
-static void json_row(FILE *f, const struct prof_out *a, const struct pthread *t)
+static void json_row(FILE *f, const struct prof_out *a, const struct prow *t)
 {
 	const char *path, *label;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * profile's output (src/analyses/profile.c accounts the time): a
- * thread's account by kind, the entries by stack, and one print's window
+ * thread's row by kind, the entries by stack, and one print's window
  * and rows, printed as the totals and table, -f's folded lines, JSON or
  * the flame graph. Printing only: what it reads of the run is in struct
  * prof_out.
@@ -29,33 +29,14 @@ enum pkind {
 };
 
 /*
- * a parent's block that this thread's wakeup ended, without a stack: it
- * waited for this child if the child's next switch-out is its exit
+ * one row of the output: a thread's account by kind (-P, --by: a row's,
+ * its threads added)
  */
-struct pending {
-	int32_t tid, cg;		/* the parent, and its cgroup key then */
-	uint32_t kind, ustack;		/* where its time is now */
-	uint64_t ns;			/* 0: none */
-};
-
-/* one thread's account (-P, --by: a row's, its threads added) */
-struct pthread {
+struct prow {
 	int32_t tid, tgid;
 	int32_t cg;			/* --by cgroup: its cgroup at its last event */
 	char comm[COMM_LEN];
 	uint64_t born, died;		/* in the window (0: before it / after it) */
-	uint64_t on_since, off_since;	/* where the switches left it, 0 unknown */
-	uint64_t last_in;		/* its last switch-in, 0 unknown */
-	int64_t off_state;
-	uint32_t open_ks, open_us;	/* the stacks of its interval open at the end */
-	uint64_t open_wake;		/* ... and its wakeup there, 0 none */
-	int32_t creator;		/* the task that created it in the window, 0 unknown */
-	int32_t woke_by;		/* the task that last woke it (0: none, or idle) */
-	uint64_t woke_at;		/* ... when */
-	bool woke_waking;		/* ... by its sched_waking, in the waker's context */
-	struct pending pend;
-	bool seen_out;			/* a switch-out of it is in the window */
-	bool ran;			/* ... a switch-in */
 	bool totals;			/* the proc backend's: its life is their sum */
 	uint32_t nthreads;		/* merged rows: the threads merged */
 	uint64_t wall_sum;		/* ... and their lives in the window, added */
@@ -77,19 +58,19 @@ struct pent {
 };
 
 /* blocked on its own account: asleep, in D, or another state */
-static inline uint64_t off_ns(const struct pthread *t)
+static inline uint64_t off_ns(const struct prow *t)
 {
 	return t->ns[PK_OFF_S] + t->ns[PK_OFF_D] + t->ns[PK_OFF_OTHER];
 }
 
 /* every kind's time in its own account */
-static inline uint64_t total_ns(const struct pthread *t)
+static inline uint64_t total_ns(const struct prow *t)
 {
 	return t->on_ns + t->ns[PK_RUNQ] + off_ns(t) + t->ns[PK_CHILDREN];
 }
 
 /* its life in the window (merged rows: their threads' lives, added) */
-static inline uint64_t wall_ns(const struct pthread *t, uint64_t start, uint64_t end)
+static inline uint64_t wall_ns(const struct prow *t, uint64_t start, uint64_t end)
 {
 	uint64_t a = t->born > start ? t->born : start, b = t->died && t->died < end ? t->died : end;
 
@@ -118,14 +99,14 @@ struct prof_out {
 	const struct pent *v;		/* the entries by stack */
 	size_t n;
 	/* thread @tid's account, or NULL where it has none */
-	const struct pthread *(*thread)(void *arg, int32_t tid);
+	const struct prow *(*thread)(void *arg, int32_t tid);
 	/* --by cgroup: cgroup @id's name, and its path (NULL: unknown) */
 	const char *(*cgroup_name)(void *arg, int id, const char **path);
 	void *arg;
 	const struct symbolizer *sym;	/* NULL: frames not named */
 	const struct stacktab *kstacks, *ustacks;
 	uint64_t start, end;		/* the window */
-	const struct pthread *rows;	/* the threads, or the merged rows */
+	const struct prow *rows;	/* the threads, or the merged rows */
 	size_t nrows;
 };
 
