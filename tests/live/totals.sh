@@ -17,7 +17,9 @@
 #     upper bound is bpftrace's, timing the same waits over a window that
 #     holds this one (sched_wakeup to sched_switch, as runqlat): at most
 #     2% + 1 us a wait above it (ftrace's probe runs after BPF's on each
-#     tracepoint); without bpftrace that bound is not checked (a note).
+#     tracepoint), and a wait bpftrace lacks (this kernel loses the odd
+#     switch to BPF too) at most the longest; without bpftrace that bound
+#     is not checked (a note).
 #  2. The default run (no options): its totals against the change in
 #     every thread's schedstat over the run, read here before and after,
 #     within 2% (what threads that exited in between waited is in the
@@ -27,7 +29,9 @@
 #     the stale clock of the wakeup that preempted it: 63 ms more than
 #     this tool and bpftrace read over one run here, the ping-pong 32 ms
 #     less): the reference is run_delay corrected, for the two workloads,
-#     by what bpftrace read of them less their run_delay. Without
+#     by what bpftrace read of them less their run_delay, less at most
+#     what bpftrace read of their waits woken in an idle CPU's idle task
+#     (those this kernel loses read 0 here, as in run_delay). Without
 #     bpftrace, part 2 is skipped.
 . "${srcdir:-.}/tests/live/lib.sh"
 need_live
@@ -37,7 +41,8 @@ snapshot_save
 cpu=$(( $(nproc) - 1 ))
 
 # bpftrace timing every thread's waits as runqlat does (bt_start, then
-# bt_end OUT: "TID NS N" lines; empty, with a note, where it cannot)
+# bt_end OUT: "TID NS N INS" lines, INS of NS in waits woken in an idle
+# CPU's idle task; empty, with a note, where it cannot)
 BT_PID=
 BT_WHY=
 if ! command -v bpftrace > /dev/null; then
@@ -48,14 +53,23 @@ else
 	mask=$("$BIN" info --format=json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
 	cat > "$TMP/runq.bt" <<BT
 BEGIN { printf("Attached\n"); }
-tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_wakeup {
+	@q[args->pid] = nsecs;
+	/* fired in an idle CPU's idle task: the hits this kernel loses to ftrace and perf */
+	if (pid == 0) { @i[args->pid] = 1; }
+}
 tracepoint:sched:sched_switch {
 	if (args->prev_state == 0 || args->prev_state == $mask) { @q[args->prev_pid] = nsecs; }
 	\$ns = @q[args->next_pid];
-	if (\$ns) { @sum[args->next_pid] = sum(nsecs - \$ns); @cnt[args->next_pid] = count(); }
+	if (\$ns) {
+		@sum[args->next_pid] = sum(nsecs - \$ns); @cnt[args->next_pid] = count();
+		if (@i[args->next_pid]) { @isum[args->next_pid] = sum(nsecs - \$ns); }
+	}
 	delete(@q[args->next_pid]);
+	delete(@i[args->next_pid]);
 }
-END { clear(@q); }
+END { clear(@q); clear(@i); }
 BT
 fi
 bt_start() {
@@ -86,11 +100,11 @@ bt_end() {
 import re, sys
 m = {}
 for l in open(sys.argv[1]):
-    r = re.match(r"@(sum|cnt)\[(\d+)\]: (\d+)", l)
+    r = re.match(r"@(sum|cnt|isum)\[(\d+)\]: (\d+)", l)
     if r:
-        m.setdefault(int(r.group(2)), [0, 0])[r.group(1) == "cnt"] = int(r.group(3))
-for t, (ns, n) in sorted(m.items()):
-    print(t, ns, n)
+        m.setdefault(int(r.group(2)), [0, 0, 0])[("sum", "cnt", "isum").index(r.group(1))] = int(r.group(3))
+for t, (ns, n, ins) in sorted(m.items()):
+    print(t, ns, n, ins)
 PYEOF
 }
 # ps_tids PID...: every thread of each process, "PID TID" lines
@@ -123,7 +137,7 @@ check_restored "runq -P --format=json 4"
 import json, sys
 out = json.load(open(sys.argv[1]))
 tids = [int(l.split()[1]) for l in open(sys.argv[4])]
-bts = {int(a): (int(b), int(c)) for a, b, c in (l.split() for l in open(sys.argv[3]))}
+bts = {int(a): (int(b), int(c)) for a, b, c, _ in (l.split() for l in open(sys.argv[3]))}
 bt = [sum(bts.get(t, (0, 0))[k] for t in tids) for k in (0, 1)] if bts else None
 groups = {g["pid"]: g for g in out["groups"]}
 ok = True
@@ -153,8 +167,14 @@ for i, line in enumerate(open(sys.argv[2])):
         print("  above run_delay by more than 2% + 5 us a wait"); ok = False
     if i == 0 and bt:	# the sleeper: wake-preempt waits, which run_delay leaves out
         print("  bpftrace: %.3f ms (%d waits): %+.2f%%" % (bt[0] / 1e6, bt[1], 100 * (tot - bt[0]) / max(bt[0], 1)))
-        if tot > bt[0] + 0.02 * bt[0] + 1000 * n:
-            print("  above bpftrace's by more than 2% + 1 us a wait"); ok = False
+        # a wait one tracer has and the other not: this kernel loses the
+        # odd switch to BPF as well (a 4 ms wait ftrace timed, none of whose
+        # switch-in bpftrace saw, once in a dozen runs here): at most the
+        # longest wait, each
+        extra = max(0, g["count"] - bt[1]) * (g["max"] + 1) * 1000
+        if tot > bt[0] + 0.02 * bt[0] + 1000 * n + extra:
+            print("  above bpftrace's by more than 2% + 1 us a wait + %d waits it lacks at %d us"
+                  % (max(0, g["count"] - bt[1]), g["max"] + 1)); ok = False
 sys.exit(0 if ok else 1)
 PYEOF
 
@@ -217,16 +237,22 @@ print("backend %s: totals %s, less %.3f ms measured in %d threads gone by the en
 print("the tool's own reading of the threads alive at both ends:", out["schedstat"])
 # the workloads' waits as bpftrace timed them, less their run_delay: what
 # the kernel's clock reads moved between threads (born in the run: whole)
-bts = {int(a): int(b) for a, b, _ in (l.split() for l in open(sys.argv[4]))}
-shift = 0
+bts = {int(a): (int(b), int(d)) for a, b, _, d in (l.split() for l in open(sys.argv[4]))}
+shift = idle = 0
 for p, tid in (l.split() for l in open(sys.argv[5])):
     tid = int(tid)
-    shift += bts.get(tid, 0) - (after.get(tid, 0) - before.get(tid, 0))
+    ns, ins = bts.get(tid, (0, 0))
+    shift += ns - (after.get(tid, 0) - before.get(tid, 0))
+    idle += ins
 ref = delta + shift
-print("the workloads: bpftrace less run_delay %+.3f ms; the reference %.3f ms: %+.2f%%"
-      % (shift / 1e6, ref / 1e6, 100 * (tot - ref) / max(ref, 1)))
+# a wait woken in an idle CPU's idle task that this kernel lost reads 0
+# here (timed onto the idle CPU from its switch, or sized from run_delay)
+low = ref - idle
+print("the workloads: bpftrace less run_delay %+.3f ms, %.3f ms of it in waits woken in an "
+      "idle CPU; the reference %.3f ms (%.3f ms at the least): %+.2f%%"
+      % (shift / 1e6, idle / 1e6, ref / 1e6, low / 1e6, 100 * (tot - ref) / max(ref, 1)))
 if not out["totals"]["exact"] and out["events"]["lost"] == 0 and out["incomplete"]["unmeasured_unsized"] == 0:
     print("totals not called exact"); sys.exit(1)
-sys.exit(0 if abs(tot - ref) <= 0.02 * ref else 1)
+sys.exit(0 if low - 0.02 * ref <= tot <= ref + 0.02 * ref else 1)
 PYEOF
 echo PASS
