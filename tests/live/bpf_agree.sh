@@ -37,27 +37,8 @@ snapshot_save
 LOOPS=${BPF_AGREE_LOOPS:-20000}
 BLOCKS=${BPF_AGREE_BLOCKS:-1500}
 
-cat > "$TMP/runq.bt" <<'BT'
-BEGIN { printf("Attached\n"); }
-tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
-tracepoint:sched:sched_wakeup {
-	@q[args->pid] = nsecs;
-	/* fired in an idle CPU's idle task: the hits this kernel loses to ftrace and perf */
-	if (pid == 0) { @i[args->pid] = 1; }
-}
-tracepoint:sched:sched_switch {
-	if (args->prev_state == 0 || args->prev_state == STATE_PREEMPT) { @q[args->prev_pid] = nsecs; }
-	$ns = @q[args->next_pid];
-	/* "perf" too: a worker's waits before it names itself sched-pipe are its thread's */
-	if ($ns && (args->next_comm == "sched-pipe" || args->next_comm == "perf")) {
-		@sum[args->next_pid] = sum(nsecs - $ns); @cnt[args->next_pid] = count();
-		if (@i[args->next_pid]) { @isum[args->next_pid] = sum(nsecs - $ns); }
-	}
-	delete(@q[args->next_pid]);
-	delete(@i[args->next_pid]);
-}
-END { clear(@q); clear(@i); }
-BT
+# "perf" too: a worker's waits before it names itself sched-pipe are its thread's
+bt_runq_prog "$TMP/runq.bt" sched-pipe perf
 cat > "$TMP/off.bt" <<'BT'
 BEGIN { printf("Attached\n"); }
 tracepoint:sched:sched_switch {
@@ -70,19 +51,6 @@ tracepoint:sched:sched_switch {
 }
 END { clear(@o); }
 BT
-# the preempted-task flag as this kernel prints it (BCC counts R and R+)
-mask=$("$BIN" info --format=json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
-sed -i "s/STATE_PREEMPT/$mask/" "$TMP/runq.bt"
-
-bt_start() {	# PROGRAM OUT (emptied first: an earlier run's "Attached" is not this one's)
-	: > "$2"
-	bpftrace "$1" > "$2" 2> "$2.err" &
-	BT_PID=$!
-	BG_PIDS="$BG_PIDS $BT_PID"
-	for _ in $(seq 1 300); do grep -q Attached "$2" && return; sleep 0.05; done
-	cat "$2.err"
-	fail "bpftrace did not attach"
-}
 bt_stop() {
 	stop_bpftrace "$BT_PID" || fail "bpftrace did not exit on SIGINT or SIGTERM"
 }

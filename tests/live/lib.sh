@@ -192,6 +192,54 @@ bt_misses() {
 		awk '$1 == "recursion_misses:" { n++; s += $2 } END { if (n) print s }'
 }
 
+# bt_runq_prog FILE [COMM...]: a bpftrace program timing run-queue waits
+# as runqlat does (from sched_wakeup or _new, or from a preemption: R and
+# R+ as this kernel prints them, to the switch-in), summed per thread
+# (@sum, @cnt), and of that the waits whose wakeup fired in an idle CPU's
+# idle task (@isum: the hits this kernel loses to ftrace and perf); with
+# COMMs, only threads switched in under one of those names. It prints
+# "Attached" once attached (bt_start).
+bt_runq_prog() {
+	local file=$1 mask filter= c
+	shift
+	mask=$("$BIN" info --format=json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
+	for c in "$@"; do
+		filter="${filter:+$filter || }args->next_comm == \"$c\""
+	done
+	cat > "$file" <<BT
+BEGIN { printf("Attached\n"); }
+tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
+tracepoint:sched:sched_wakeup {
+	@q[args->pid] = nsecs;
+	if (pid == 0) { @i[args->pid] = 1; }
+}
+tracepoint:sched:sched_switch {
+	if (args->prev_state == 0 || args->prev_state == $mask) { @q[args->prev_pid] = nsecs; }
+	\$ns = @q[args->next_pid];
+	if (\$ns${filter:+ && ($filter)}) {
+		@sum[args->next_pid] = sum(nsecs - \$ns); @cnt[args->next_pid] = count();
+		if (@i[args->next_pid]) { @isum[args->next_pid] = sum(nsecs - \$ns); }
+	}
+	delete(@q[args->next_pid]);
+	delete(@i[args->next_pid]);
+}
+END { clear(@q); clear(@i); }
+BT
+}
+
+# bt_start PROGRAM OUT: bpftrace runs PROGRAM, printing to OUT (emptied
+# first: an earlier run's "Attached" is not this one's), its errors to
+# OUT.err; returns once it is attached. Sets BT_PID.
+bt_start() {
+	: > "$2"
+	bpftrace "$1" > "$2" 2> "$2.err" &
+	BT_PID=$!
+	BG_PIDS="$BG_PIDS $BT_PID"
+	for _ in $(seq 1 300); do grep -q Attached "$2" && return; sleep 0.05; done
+	cat "$2.err"
+	fail "bpftrace did not attach"
+}
+
 # stop_bpftrace PID: SIGINT (bpftrace prints its maps and exits); bpftrace
 # 0.17 sometimes ignores it under load (docs/performance.md, "bpftrace
 # exit"): SIGTERM after 20 s, which prints the maps as well, SIGKILL after

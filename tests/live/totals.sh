@@ -40,7 +40,7 @@ need_live
 snapshot_save
 cpu=$(( $(nproc) - 1 ))
 
-# bpftrace timing every thread's waits as runqlat does (bt_start, then
+# bpftrace timing every thread's waits as runqlat does (bt_begin, then
 # bt_end OUT: "TID NS N INS" lines, INS of NS in waits woken in an idle
 # CPU's idle task; empty, with a note, where it cannot)
 BT_PID=
@@ -50,38 +50,12 @@ if ! command -v bpftrace > /dev/null; then
 elif ! bpftrace -e 'BEGIN { exit(); }' > /dev/null 2>&1; then
 	BT_WHY="bpftrace cannot load programs here"
 else
-	mask=$("$BIN" info --format=json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracefs"]["preempt_mask"])')
-	cat > "$TMP/runq.bt" <<BT
-BEGIN { printf("Attached\n"); }
-tracepoint:sched:sched_wakeup_new { @q[args->pid] = nsecs; }
-tracepoint:sched:sched_wakeup {
-	@q[args->pid] = nsecs;
-	/* fired in an idle CPU's idle task: the hits this kernel loses to ftrace and perf */
-	if (pid == 0) { @i[args->pid] = 1; }
-}
-tracepoint:sched:sched_switch {
-	if (args->prev_state == 0 || args->prev_state == $mask) { @q[args->prev_pid] = nsecs; }
-	\$ns = @q[args->next_pid];
-	if (\$ns) {
-		@sum[args->next_pid] = sum(nsecs - \$ns); @cnt[args->next_pid] = count();
-		if (@i[args->next_pid]) { @isum[args->next_pid] = sum(nsecs - \$ns); }
-	}
-	delete(@q[args->next_pid]);
-	delete(@i[args->next_pid]);
-}
-END { clear(@q); clear(@i); }
-BT
+	bt_runq_prog "$TMP/runq.bt"
 fi
-bt_start() {
+bt_begin() {
 	BT_PID=
 	[ -z "$BT_WHY" ] || return 0
-	: > "$TMP/bt.txt"
-	bpftrace "$TMP/runq.bt" > "$TMP/bt.txt" 2> "$TMP/bt.err" &
-	BT_PID=$!
-	BG_PIDS="$BG_PIDS $BT_PID"
-	for _ in $(seq 1 300); do grep -q Attached "$TMP/bt.txt" && return 0; sleep 0.05; done
-	cat "$TMP/bt.err"
-	fail "bpftrace did not attach"
+	bt_start "$TMP/runq.bt" "$TMP/bt.txt"
 }
 bt_end() {
 	local misses
@@ -116,7 +90,7 @@ ps_tids() {
 }
 
 # 1. per process
-bt_start
+bt_begin
 run_bg "$TMP/p.json" "$TMP/p.err" runq -P --format=json 4
 wait_banner "$TMP/p.err"
 "$WORKLOAD" sleep 300 5 > "$TMP/pp.json" &
@@ -203,7 +177,7 @@ if [ "$bg" -gt 20 ]; then
 	skip "part 2 (the default run against every thread's schedstat) needs an idle host; part 1 passed"
 fi
 [ -n "$BT_WHY" ] && skip "part 2 (the default run against every thread's schedstat) needs bpftrace ($BT_WHY); part 1 passed"
-bt_start
+bt_begin
 sched_all > "$TMP/sched0"
 run_bg "$TMP/d.json" "$TMP/d.err" runq --format=json 4
 wait_banner "$TMP/d.err"
